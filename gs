@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# Gridstride's two commands:
+#   ./gs start   install what is missing, migrate, sync problems, create the demo account, serve
+#                http://127.0.0.1:8000 with a judge worker (GPU when present, else CPU, unranked)
+#   ./gs test    run the whole test suite (linters, web tests, judge and sandbox tests)
+# Both are idempotent; a second run skips installs whose requirements did not change.
+set -euo pipefail
+cd "$(dirname "$0")"
+ROOT=$PWD
+export PYTHONDONTWRITEBYTECODE=1
+
+find_python() {  # find_python MINOR -> path of a python3.MINOR interpreter
+  local minor=$1 candidate
+  for candidate in "python3.$minor" "$HOME/.pyenv/versions/3.$minor"*/bin/python3 "/usr/bin/python3.$minor" "/usr/local/bin/python3.$minor"; do
+    if command -v "$candidate" >/dev/null 2>&1 && "$candidate" -c 'import sys; sys.exit(sys.version_info[:2] < (3, '"$minor"'))' 2>/dev/null; then
+      command -v "$candidate"; return 0
+    fi
+  done
+  return 1
+}
+
+ensure_venv() {  # ensure_venv NAME PYTHON REQUIREMENTS...
+  local name=$1 python=$2; shift 2
+  local venv="$ROOT/.venv/$name" stamp
+  stamp=$(cat "$@" | sha256sum | cut -c1-16)
+  if [[ -f "$venv/.stamp" && "$(cat "$venv/.stamp")" == "$stamp" ]]; then return 0; fi
+  echo "gs: installing the $name environment (.venv/$name)…" >&2
+  [[ -x "$venv/bin/python" ]] || "$python" -m venv "$venv"
+  local args=()
+  for req in "$@"; do args+=(-r "$req"); done
+  "$venv/bin/python" -m pip install -q --disable-pip-version-check "${args[@]}"
+  echo "$stamp" > "$venv/.stamp"
+}
+
+setup_web() {
+  local py; py=$(find_python 12) || { echo "gs: Python 3.12+ is needed for the site (Django 6.1)" >&2; exit 1; }
+  ensure_venv web "$py" requirements/web.txt requirements/dev.txt
+}
+
+setup_judge() {
+  # A GPU host's system python already has CUDA builds of torch/triton/cupy: use it as it is.
+  if command -v nvidia-smi >/dev/null 2>&1 && python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
+    JUDGE_PY=$(command -v python3); return 0
+  fi
+  local py; py=$(find_python 11) || { echo "gs: Python 3.11+ is needed for the judge" >&2; exit 1; }
+  ensure_venv judge "$py" requirements/judge.txt requirements/judge-dev.txt
+  JUDGE_PY="$ROOT/.venv/judge/bin/python"
+}
+
+web() { "$ROOT/.venv/web/bin/python" "$@"; }
+
+cmd_start() {
+  setup_web; setup_judge
+  export DEBUG="${DEBUG:-1}"
+  web manage.py migrate --no-input -v0
+  web manage.py sync_problems
+  web manage.py ensure_demo_user
+  local pids=()
+  cleanup() {
+    trap - INT TERM EXIT
+    echo; echo "gs: stopping…" >&2
+    kill -TERM "${pids[@]}" 2>/dev/null || true
+    wait "${pids[@]}" 2>/dev/null || true
+  }
+  trap cleanup INT TERM EXIT
+  (cd platform && exec "$ROOT/.venv/web/bin/celery" -A gridstride worker -Q web -B --concurrency 1 --loglevel WARNING \
+      --schedule "$ROOT/var/celerybeat-schedule") &
+  pids+=($!)
+  "$JUDGE_PY" -m judge worker &
+  pids+=($!)
+  echo "gs: serving http://127.0.0.1:${PORT:-8000}  (Ctrl-C stops everything)" >&2
+  web manage.py runserver "127.0.0.1:${PORT:-8000}" --noreload &
+  pids+=($!)
+  wait -n "${pids[@]}" || true
+}
+
+cmd_test() {
+  setup_web; setup_judge
+  local status=0
+  echo "== lint: ruff, mypy" >&2
+  "$ROOT/.venv/web/bin/ruff" check . || status=1
+  "$ROOT/.venv/web/bin/ruff" format --check . >/dev/null || { echo "gs: ruff format would change files (run: .venv/web/bin/ruff format .)" >&2; status=1; }
+  (DEBUG=1 MYPYPATH=platform "$ROOT/.venv/web/bin/mypy" platform judge/spec.py judge/protocol.py sandbox) || status=1
+  echo "== judge and sandbox tests ($JUDGE_PY)" >&2
+  "$JUDGE_PY" -m pytest -c pytest-judge.ini "$@" || status=$?
+  echo "== web tests" >&2
+  web -m pytest "$@" || status=$?
+  return $status
+}
+
+case "${1:-}" in
+  start) shift; cmd_start "$@" ;;
+  test) shift; cmd_test "$@" ;;
+  *) echo "usage: ./gs start | ./gs test [pytest args]" >&2; exit 2 ;;
+esac

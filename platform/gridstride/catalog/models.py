@@ -1,0 +1,46 @@
+"""The problem catalog: one Problem per slug, one ProblemVersion per distinct content hash."""
+
+from __future__ import annotations
+
+from django.db import models
+
+
+class Problem(models.Model):
+    slug = models.SlugField(max_length=48, unique=True)
+    title = models.CharField(max_length=200)
+    track = models.CharField(max_length=32, db_index=True)
+    difficulty = models.CharField(max_length=16)
+    order = models.PositiveIntegerField(default=100)
+    tags = models.JSONField(default=list)
+    languages = models.JSONField(default=list)
+    # False once the problem's directory disappears: old submissions keep their problem.
+    is_active = models.BooleanField(default=True)
+    current_version = models.ForeignKey(
+        "catalog.ProblemVersion", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["track", "order", "slug"]
+
+    def __str__(self) -> str:
+        return self.slug
+
+
+class ProblemVersion(models.Model):
+    problem = models.ForeignKey(Problem, on_delete=models.CASCADE, related_name="versions")
+    content_hash = models.CharField(max_length=32)
+    # Changes when interface, checks, benchmarks or reference change: leaderboards reset.
+    ranking_hash = models.CharField(max_length=32, db_index=True)
+    statement = models.TextField()
+    spec = models.JSONField()
+    starters = models.JSONField(default=dict)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["problem", "content_hash"], name="unique_problem_content")]
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.problem.slug}@{self.content_hash}"

@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class ContestsConfig(AppConfig):
+    name = "gridstride.contests"
+    label = "contests"

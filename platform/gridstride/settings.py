@@ -1,0 +1,153 @@
+"""Settings, read from the environment. Bad values stop start-up with a message naming the variable.
+
+Defaults make a laptop run need no server: an SQLite file and a broker kept in files under var/.
+Production sets DATABASE_URL (PostgreSQL), CELERY_BROKER_URL (Redis) and SECRET_KEY[_FILE].
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
+
+from gridstride.lib.env import env_bool, env_int, env_list, env_str, read_secret
+
+BASE_DIR = Path(__file__).resolve().parent.parent  # platform/
+REPO_ROOT = BASE_DIR.parent
+VAR_DIR = Path(env_str("GRIDSTRIDE_VAR_DIR", str(REPO_ROOT / "var")))
+VAR_DIR.mkdir(parents=True, exist_ok=True)
+
+DEBUG = env_bool("DEBUG", False)
+SECRET_KEY = read_secret("SECRET_KEY")
+if not SECRET_KEY:
+    if not DEBUG:
+        raise ImproperlyConfigured(
+            "Set SECRET_KEY or SECRET_KEY_FILE (a development default exists only with DEBUG=1)."
+        )
+    SECRET_KEY = "dev-only-insecure-key-never-use-in-production"
+
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost"] if DEBUG else [])
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "gridstride.accounts",
+    "gridstride.catalog",
+    "gridstride.submissions",
+    "gridstride.leaderboards",
+    "gridstride.assessments",
+    "gridstride.contests",
+    "gridstride.api",
+    "gridstride.pages",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "gridstride.urls"
+WSGI_APPLICATION = "gridstride.wsgi.application"
+ASGI_APPLICATION = "gridstride.asgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+try:
+    DATABASES = {
+        "default": dj_database_url.parse(
+            env_str("DATABASE_URL", f"sqlite:///{VAR_DIR / 'gridstride.sqlite3'}"),
+            conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 60),
+        )
+    }
+except ValueError as exc:
+    raise ImproperlyConfigured(f"DATABASE_URL is not a valid database URL: {exc}") from exc
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # Several processes (site, web worker) share the file: wait for locks instead of failing.
+    DATABASES["default"].setdefault("OPTIONS", {})["timeout"] = 20
+    DATABASES["default"]["CONN_MAX_AGE"] = 0
+
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+]
+LOGIN_URL = "accounts:login"
+LOGIN_REDIRECT_URL = "catalog:problem_list"
+LOGOUT_REDIRECT_URL = "catalog:problem_list"
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = False
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATIC_ROOT = VAR_DIR / "static"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+
+EMAIL_BACKEND = env_str(
+    "EMAIL_BACKEND",
+    "django.core.mail.backends.console.EmailBackend" if DEBUG else "django.core.mail.backends.smtp.EmailBackend",
+)
+EMAIL_HOST = env_str("EMAIL_HOST", "localhost")
+EMAIL_PORT = env_int("EMAIL_PORT", 25)
+EMAIL_HOST_USER = env_str("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = read_secret("EMAIL_HOST_PASSWORD") or ""
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", False)
+DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "Gridstride <noreply@localhost>")
+
+if not DEBUG:
+    SESSION_COOKIE_SECURE = env_bool("SECURE_COOKIES", True)
+    CSRF_COOKIE_SECURE = env_bool("SECURE_COOKIES", True)
+    SECURE_CONTENT_TYPE_NOSNIFF = True
+
+# --- Celery --------------------------------------------------------------------------------
+# Default broker: kombu's filesystem transport (no daemon). Production: Redis with a password.
+BROKER_DIR = VAR_DIR / "broker"
+CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "filesystem://")
+if not CELERY_BROKER_URL.startswith(("filesystem://", "redis://", "rediss://", "memory://")):
+    raise ImproperlyConfigured(
+        f"CELERY_BROKER_URL must be filesystem://, redis://, rediss:// or memory://, got {CELERY_BROKER_URL!r}"
+    )
+CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
+# The longest job (benchmark limit + compile + start) must finish well inside this.
+CELERY_VISIBILITY_TIMEOUT_S = env_int("CELERY_VISIBILITY_TIMEOUT_S", 3600)
+
+# --- Gridstride ----------------------------------------------------------------------------
+PROBLEMS_DIR = REPO_ROOT / "problems"
+MAX_SOURCE_BYTES = 64 * 1024
+# Submissions per user per minute before the site asks them to wait.
+SUBMISSIONS_PER_MINUTE = env_int("SUBMISSIONS_PER_MINUTE", 10)
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
+}

@@ -1,0 +1,97 @@
+"""Submissions: what a user sent, where it is in the pipeline, and the judge's verdict."""
+
+from __future__ import annotations
+
+import uuid
+
+from django.conf import settings
+from django.db import models
+
+
+class Mode(models.TextChoices):
+    RUN = "run", "Run (correctness cases)"
+    SUBMIT = "submit", "Submit (full judging)"
+    PROFILE = "profile", "Profile"
+
+
+class Status(models.TextChoices):
+    QUEUED = "queued"
+    COMPILING = "compiling"
+    TESTING = "testing"
+    BENCHMARKING = "benchmarking"
+    PROFILING = "profiling"
+    DONE = "done"
+
+
+class Verdict(models.TextChoices):
+    ACCEPTED = "accepted"
+    WRONG_ANSWER = "wrong_answer", "Wrong answer"
+    COMPILE_ERROR = "compile_error", "Compile error"
+    RUNTIME_ERROR = "runtime_error", "Runtime error"
+    TIME_LIMIT = "time_limit", "Time limit exceeded"
+    MEMORY_LIMIT = "memory_limit", "Memory limit exceeded"
+    REJECTED = "rejected"
+    INTERNAL_ERROR = "internal_error", "Internal error"
+
+
+class Context(models.TextChoices):
+    PRACTICE = "practice"
+    ASSESSMENT = "assessment"
+    CONTEST = "contest"
+
+
+class Language(models.TextChoices):
+    TRITON = "triton", "Triton"
+    CUDA = "cuda", "CUDA C++"
+    PYTORCH = "pytorch", "PyTorch"
+    CUPY = "cupy", "CuPy"
+
+
+# Lower runs first: assessments over contests over practice over rejudges.
+PRIORITY = {"assessment": 0, "contest": 3, "practice": 6, "rejudge": 9}
+
+
+class Submission(models.Model):
+    public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="submissions")
+    problem = models.ForeignKey("catalog.Problem", on_delete=models.PROTECT, related_name="submissions")
+    problem_version = models.ForeignKey("catalog.ProblemVersion", on_delete=models.PROTECT, related_name="submissions")
+    language = models.CharField(max_length=16, choices=Language.choices)
+    source = models.TextField()
+    mode = models.CharField(max_length=16, choices=Mode.choices, default=Mode.RUN)
+    context = models.CharField(max_length=16, choices=Context.choices, default=Context.PRACTICE)
+    priority = models.PositiveSmallIntegerField(default=PRIORITY["practice"])
+    # Which queue it was sent to: "h200", "h100", ... or "cpu".
+    gpu_model = models.CharField(max_length=32, default="cpu")
+    is_public = models.BooleanField(default=False)
+
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED, db_index=True)
+    verdict = models.CharField(max_length=16, choices=Verdict.choices, blank=True, default="")
+    message = models.TextField(blank=True, default="")
+    ranked = models.BooleanField(default=False)
+    # Geometric mean of per-shape median times (us); lower is better.
+    score_us = models.FloatField(null=True, blank=True)
+    sol_pct = models.FloatField(null=True, blank=True)
+    report = models.JSONField(null=True, blank=True)
+    progress = models.JSONField(default=dict, blank=True)
+
+    # Fencing: only a report for the current attempt may write; each (re)delivery bumps it.
+    attempt = models.PositiveIntegerField(default=0)
+    lease_expires_at = models.DateTimeField(null=True, blank=True, db_index=True)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        indexes = [
+            models.Index(fields=["problem", "gpu_model", "language", "verdict"]),
+            models.Index(fields=["owner", "-created_at"]),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.public_id} {self.problem_id} {self.language} {self.status}/{self.verdict}"
+
+    @property
+    def is_final(self) -> bool:
+        return self.status == Status.DONE
