@@ -1,0 +1,76 @@
+// Entry of the editor bundle (platform/static/vendor/codemirror/gridstride-editor.js).
+// It exposes one global, GridstrideEditor.create(parent, options), so the site's own scripts
+// stay plain, unbundled JavaScript.
+import { basicSetup } from "codemirror";
+import { EditorView, keymap } from "@codemirror/view";
+import { Compartment, EditorState, Prec } from "@codemirror/state";
+import { indentWithTab } from "@codemirror/commands";
+import { indentUnit } from "@codemirror/language";
+import { python } from "@codemirror/lang-python";
+import { cpp } from "@codemirror/lang-cpp";
+import { oneDark } from "@codemirror/theme-one-dark";
+import { vim } from "@replit/codemirror-vim";
+
+const SYNTAX = { cuda: () => cpp(), triton: () => python(), pytorch: () => python(), cupy: () => python() };
+
+function syntaxFor(language) {
+  return (SYNTAX[language] || SYNTAX.triton)();
+}
+
+function create(parent, options = {}) {
+  const syntax = new Compartment();
+  const theme = new Compartment();
+  const keys = new Compartment();
+  const dark = window.matchMedia ? window.matchMedia("(prefers-color-scheme: dark)") : null;
+  const themeFor = () => (dark && dark.matches ? oneDark : []);
+  const shortcuts = Prec.highest(
+    keymap.of([
+      { key: "Mod-Enter", run: () => { options.onRun && options.onRun(); return true; } },
+      { key: "Mod-Shift-Enter", run: () => { options.onSubmit && options.onSubmit(); return true; } },
+    ]),
+  );
+  const view = new EditorView({
+    parent,
+    state: EditorState.create({
+      doc: options.doc || "",
+      extensions: [
+        keys.of(options.vim ? vim() : []),
+        shortcuts,
+        basicSetup,
+        keymap.of([indentWithTab]),
+        indentUnit.of("    "),
+        EditorState.tabSize.of(4),
+        syntax.of(syntaxFor(options.language)),
+        theme.of(themeFor()),
+        EditorView.contentAttributes.of({ "aria-label": options.label || "Code editor" }),
+        EditorView.updateListener.of((update) => {
+          if (update.docChanged && options.onChange) options.onChange(update.state.doc.toString());
+        }),
+      ],
+    }),
+  });
+  if (dark && dark.addEventListener) {
+    dark.addEventListener("change", () => view.dispatch({ effects: theme.reconfigure(themeFor()) }));
+  }
+  return {
+    view,
+    getValue: () => view.state.doc.toString(),
+    setValue(text) {
+      view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: text } });
+    },
+    setLanguage(language) {
+      view.dispatch({ effects: syntax.reconfigure(syntaxFor(language)) });
+    },
+    setVim(on) {
+      view.dispatch({ effects: keys.reconfigure(on ? vim() : []) });
+    },
+    goToLine(number) {
+      const line = view.state.doc.line(Math.max(1, Math.min(number, view.state.doc.lines)));
+      view.dispatch({ selection: { anchor: line.from, head: line.to }, scrollIntoView: true });
+      view.focus();
+    },
+    focus: () => view.focus(),
+  };
+}
+
+window.GridstrideEditor = { create };
