@@ -139,6 +139,24 @@ CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
 # The longest job (benchmark limit + compile + start) must finish well inside this.
 CELERY_VISIBILITY_TIMEOUT_S = env_int("CELERY_VISIBILITY_TIMEOUT_S", 3600)
 
+# --- Judging pipeline (docs/pipeline.md; judge/worker.py reads the same variables) ---------
+# Queue a submission goes to when the caller names no GPU: judge.<model>.
+JUDGE_DEFAULT_GPU = env_str("JUDGE_DEFAULT_GPU", "cpu")
+# A running job's lease; the judge's heartbeats renew it. Past it, the sweeper re-queues.
+JUDGE_LEASE_S = env_int("JUDGE_LEASE_S", 120)
+# A queued job whose message never reached a judge for this long is sent again.
+JUDGE_QUEUED_LEASE_S = env_int("JUDGE_QUEUED_LEASE_S", 3600)
+# Attempts (re-queues after a lost lease) before the submission gets an internal-error verdict.
+JUDGE_MAX_ATTEMPTS = env_int("JUDGE_MAX_ATTEMPTS", 3)
+JUDGE_SWEEP_INTERVAL_S = env_int("JUDGE_SWEEP_INTERVAL_S", 15)
+# Celery's hard limit on one judge task (the worker uses the same variable); above the sandbox's own.
+JUDGE_TIME_LIMIT_S = env_int("JUDGE_TIME_LIMIT_S", 1200)
+if CELERY_VISIBILITY_TIMEOUT_S <= JUDGE_TIME_LIMIT_S:
+    raise ImproperlyConfigured(
+        f"CELERY_VISIBILITY_TIMEOUT_S ({CELERY_VISIBILITY_TIMEOUT_S}) must be longer than "
+        f"JUDGE_TIME_LIMIT_S ({JUDGE_TIME_LIMIT_S}): Redis would hand a running job to a second judge."
+    )
+
 # --- Gridstride ----------------------------------------------------------------------------
 PROBLEMS_DIR = REPO_ROOT / "problems"
 MAX_SOURCE_BYTES = 64 * 1024
