@@ -45,6 +45,8 @@ INSTALLED_APPS = [
     "gridstride.contests",
     "gridstride.api",
     "gridstride.pages",
+    # django-ninja: serves the API docs (Swagger UI) from its own static files, no CDN.
+    "ninja",
 ]
 
 MIDDLEWARE = [

@@ -1,0 +1,236 @@
+"""The JSON API (django-ninja): problems, submissions and leaderboards. OpenAPI at /api/openapi.json."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from django.conf import settings
+from django.http import HttpRequest
+from django.shortcuts import get_object_or_404
+from django.urls import reverse
+from ninja import NinjaAPI
+
+from gridstride.api import schemas
+from gridstride.api.auth import TokenAuth, optional_user
+from gridstride.catalog.models import Problem
+from gridstride.leaderboards import queries as boards
+from gridstride.submissions.models import Status, Submission
+from gridstride.submissions.views import _pipeline, status_payload
+
+api = NinjaAPI(
+    title="Gridstride API",
+    version="1",
+    description=(
+        "Problems, submissions and leaderboards of Gridstride. Authenticate with "
+        "`Authorization: Bearer <token>`; create tokens on your account's Tokens page."
+    ),
+    urls_namespace="api",
+)
+token_auth = TokenAuth()
+
+
+def _problem_out(p: Problem) -> dict[str, Any]:
+    return {
+        "slug": p.slug,
+        "title": p.title,
+        "track": p.track,
+        "difficulty": p.difficulty,
+        "tags": p.tags,
+        "languages": p.languages,
+        "url": reverse("catalog:problem_detail", args=[p.slug]),
+    }
+
+
+@api.get("/problems", response=list[schemas.ProblemOut], tags=["problems"], summary="List problems")
+def list_problems(request: HttpRequest) -> list[dict[str, Any]]:
+    problems = Problem.objects.filter(is_active=True).only(
+        "slug", "title", "track", "difficulty", "tags", "languages", "order"
+    )
+    return [_problem_out(p) for p in problems.order_by("track", "order", "slug")]
+
+
+@api.get(
+    "/problems/{slug}",
+    response={200: schemas.ProblemDetailOut, 404: schemas.Error},
+    tags=["problems"],
+    summary="A problem with its statement, interface and starters",
+)
+def problem_detail(request: HttpRequest, slug: str) -> Any:
+    problem = get_object_or_404(Problem.objects.select_related("current_version"), slug=slug, is_active=True)
+    version = problem.current_version
+    if version is None:
+        return 404, {"detail": "This problem has no version yet."}
+    spec = version.spec
+    return {
+        **_problem_out(problem),
+        "statement": version.statement,
+        "starters": version.starters,
+        "sizes": spec.get("sizes", []),
+        "inputs": spec.get("inputs", []),
+        "outputs": spec.get("outputs", []),
+        "tolerance": spec.get("tolerance", {}),
+        "limits": spec.get("limits", {}),
+        "benchmarks": [{"name": c["name"], "sizes": c["sizes"]} for c in spec.get("benchmarks", [])],
+        "content_hash": version.content_hash,
+        "ranking_hash": version.ranking_hash,
+    }
+
+
+@api.post(
+    "/submissions",
+    auth=token_auth,
+    response={201: schemas.StatusOut, 400: schemas.Error, 404: schemas.Error},
+    tags=["submissions"],
+    summary="Run (correctness cases) or submit (full judging) a solution",
+)
+def submit(request: HttpRequest, payload: schemas.SubmitIn) -> Any:
+    problem = Problem.objects.filter(slug=payload.problem, is_active=True).first()
+    if problem is None:
+        return 404, {"detail": f"No problem {payload.problem!r}."}
+    pipeline = _pipeline()
+    try:
+        submission = pipeline.create_submission(
+            owner=request.auth,  # type: ignore[attr-defined]
+            problem=problem,
+            language=payload.language,
+            source=payload.source,
+            mode=payload.mode,
+            gpu_model=payload.gpu or None,
+        )
+    except pipeline.SubmissionRefused as exc:
+        return 400, {"detail": str(exc)}
+    return 201, status_payload(submission)
+
+
+@api.get(
+    "/submissions",
+    auth=token_auth,
+    response=list[schemas.SubmissionListItem],
+    tags=["submissions"],
+    summary="Your latest submissions",
+)
+def my_submissions(request: HttpRequest, problem: str | None = None, limit: int = 20) -> list[dict[str, Any]]:
+    qs = Submission.objects.filter(owner=request.auth).select_related("problem")  # type: ignore[attr-defined]
+    if problem:
+        qs = qs.filter(problem__slug=problem)
+    rows = qs.only(
+        "public_id",
+        "language",
+        "mode",
+        "status",
+        "verdict",
+        "gpu_model",
+        "score_us",
+        "sol_pct",
+        "created_at",
+        "problem__slug",
+    ).order_by("-created_at")[: max(1, min(limit, 100))]
+    return [
+        {
+            "id": str(s.public_id),
+            "problem": s.problem.slug,
+            "language": s.language,
+            "mode": s.mode,
+            "status": s.status,
+            "verdict": s.verdict,
+            "gpu_model": s.gpu_model,
+            "score_us": s.score_us,
+            "sol_pct": s.sol_pct,
+            "created_at": s.created_at,
+        }
+        for s in rows
+    ]
+
+
+@api.get(
+    "/submissions/{submission_id}",
+    response={200: schemas.SubmissionOut, 404: schemas.Error},
+    tags=["submissions"],
+    summary="A submission's status, progress and (once judged) its report",
+    description="Your own submissions need your token; public ones can be read by anyone.",
+)
+def submission_detail(request: HttpRequest, submission_id: str) -> Any:
+    user = optional_user(request)
+    submission = Submission.objects.select_related("problem", "owner").filter(public_id=_uuid(submission_id)).first()
+    if submission is None or not (
+        submission.is_public or (user is not None and (user.pk == submission.owner_id or user.is_staff))
+    ):
+        return 404, {"detail": "No such submission."}
+    return {
+        **status_payload(submission),
+        "problem": submission.problem.slug,
+        "language": submission.language,
+        "owner": submission.owner.get_username(),
+        "is_public": submission.is_public,
+        "created_at": submission.created_at,
+        "source": submission.source,
+        "report": submission.report if submission.status == Status.DONE else None,
+    }
+
+
+def _uuid(value: str) -> str | None:
+    try:
+        return str(uuid.UUID(value))
+    except ValueError:
+        return None
+
+
+def _entry_out(e: boards.Entry) -> dict[str, Any]:
+    return {
+        "rank": e.rank,
+        "tied": e.tied,
+        "user": e.username,
+        "language": e.language,
+        "score_us": e.score_us,
+        "score_low_us": e.score_low_us,
+        "score_high_us": e.score_high_us,
+        "sol_pct": e.sol_pct,
+        "speedup": e.speedup,
+        "created_at": e.created_at,
+        "submission": str(e.public_id) if e.is_public or e.is_viewer else None,
+        "is_viewer": e.is_viewer,
+    }
+
+
+@api.get(
+    "/leaderboards/{slug}",
+    response={200: schemas.BoardOut, 404: schemas.Error},
+    tags=["leaderboards"],
+    summary="A problem's leaderboard for one GPU and language",
+    description="gpu: e.g. h200 (or cpu: unranked practice runs). language: omit for all languages. "
+    "window: all, 30d or 7d.",
+)
+def leaderboard(
+    request: HttpRequest,
+    slug: str,
+    gpu: str | None = None,
+    language: str | None = None,
+    window: str = "all",
+    limit: int = 100,
+) -> Any:
+    problem = get_object_or_404(Problem.objects.select_related("current_version"), slug=slug, is_active=True)
+    gpu = gpu or settings.JUDGE_DEFAULT_GPU
+    if language and language not in problem.languages:
+        return 404, {"detail": f"{problem.slug} has no language {language!r}."}
+    if window not in boards.WINDOWS:
+        window = "all"
+    viewer = optional_user(request)
+    board = boards.build_board(problem, gpu, language, window, viewer=viewer, limit=max(1, min(limit, 500)))
+    viewer_entry = board.viewer_entry or next((e for e in board.entries if e.is_viewer), None)
+    return {
+        "problem": problem.slug,
+        "gpu": gpu,
+        "language": language,
+        "window": window,
+        "ranked": board.ranked,
+        "total": board.total,
+        "entries": [_entry_out(e) for e in board.entries],
+        "viewer": _entry_out(viewer_entry) if viewer_entry else None,
+    }
+
+
+@api.get("/me", auth=token_auth, response=schemas.MeOut, tags=["account"], summary="The token's user")
+def me(request: HttpRequest) -> dict[str, Any]:
+    user = request.auth  # type: ignore[attr-defined]
+    return {"username": user.get_username(), "email": user.email}

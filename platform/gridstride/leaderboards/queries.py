@@ -1,0 +1,257 @@
+"""Leaderboards, computed from Submission rows (no copy of them to keep in sync).
+
+A board is one problem x GPU model x language (or all languages) for the problem's current
+ranking hash: accepted, ranked, full-judging submissions; each user's best (lowest score_us);
+entries whose score intervals overlap share a rank and are marked as ties.
+
+Every function here runs a fixed number of queries whatever the board's size (tests assert it).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+from uuid import UUID
+
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.db.models import F, QuerySet, Window
+from django.db.models.functions import RowNumber
+from django.utils import timezone
+
+from gridstride.catalog.models import Problem, ProblemVersion
+from gridstride.submissions.models import Mode, Status, Submission, Verdict
+
+WINDOWS: dict[str, timedelta | None] = {"all": None, "30d": timedelta(days=30), "7d": timedelta(days=7)}
+# The host kind that never ranks: results from it are listed as unranked practice runs.
+CPU_MODEL = "cpu"
+DEFAULT_LIMIT = 100
+
+_FIELDS = (
+    "id",
+    "public_id",
+    "owner_id",
+    "owner__username",
+    "language",
+    "score_us",
+    "sol_pct",
+    "is_public",
+    "created_at",
+)
+
+
+@dataclass
+class Entry:
+    rank: int
+    user_id: int
+    username: str
+    public_id: UUID
+    is_public: bool
+    language: str
+    score_us: float | None
+    sol_pct: float | None
+    created_at: datetime
+    score_low_us: float | None = None
+    score_high_us: float | None = None
+    speedup: float | None = None
+    tied: bool = False
+    is_viewer: bool = False
+
+
+@dataclass
+class Board:
+    problem: Problem
+    gpu_model: str
+    language: str | None
+    window: str
+    ranked: bool
+    entries: list[Entry]
+    total: int
+    # The viewer's own entry when it is not among `entries` (they always see their row).
+    viewer_entry: Entry | None = None
+    gpu_models: list[str] = field(default_factory=list)
+
+    @property
+    def viewer_rank(self) -> int | None:
+        if self.viewer_entry is not None:
+            return self.viewer_entry.rank
+        return next((e.rank for e in self.entries if e.is_viewer), None)
+
+
+def geomean(values: Iterable[float | None]) -> float | None:
+    """Geometric mean computed in log space; None when any value is missing or not positive."""
+    logs = []
+    for v in values:
+        if v is None or not v > 0:
+            return None
+        logs.append(math.log(v))
+    return math.exp(sum(logs) / len(logs)) if logs else None
+
+
+def score_interval(benchmarks: Sequence[dict[str, Any]] | None) -> tuple[float | None, float | None]:
+    """The score's interval: geometric means of the shapes' CI bounds (same space as the score)."""
+    if not benchmarks:
+        return None, None
+    return geomean(b.get("ci_low_us") for b in benchmarks), geomean(b.get("ci_high_us") for b in benchmarks)
+
+
+def speedup_of(benchmarks: Sequence[dict[str, Any]] | None) -> float | None:
+    if not benchmarks:
+        return None
+    return geomean(b.get("speedup_vs_reference") for b in benchmarks)
+
+
+def accepted_runs(
+    problem: Problem,
+    gpu_model: str,
+    language: str | None = None,
+    window: str = "all",
+    ranking_hash: str | None = None,
+) -> QuerySet[Submission]:
+    """The submissions a board is made of (before keeping each user's best)."""
+    if ranking_hash is None:
+        ranking_hash = problem.current_version.ranking_hash if problem.current_version else ""
+    ranked = gpu_model != CPU_MODEL
+    qs = Submission.objects.filter(
+        problem=problem,
+        gpu_model=gpu_model,
+        status=Status.DONE,
+        verdict=Verdict.ACCEPTED,
+        mode=Mode.SUBMIT,
+        ranked=ranked,
+        problem_version__in=ProblemVersion.objects.filter(problem=problem, ranking_hash=ranking_hash).values("pk"),
+    )
+    if ranked:
+        qs = qs.filter(score_us__isnull=False)
+    if language:
+        qs = qs.filter(language=language)
+    delta = WINDOWS.get(window)
+    if delta is not None:
+        qs = qs.filter(created_at__gte=timezone.now() - delta)
+    return qs
+
+
+def _order() -> list[Any]:
+    return [F("score_us").asc(nulls_last=True), F("created_at").asc(), F("id").asc()]
+
+
+def best_per_user(runs: QuerySet[Submission]) -> QuerySet[Submission]:
+    return runs.annotate(
+        best_row=Window(RowNumber(), partition_by=[F("owner_id")], order_by=_order()),
+    ).filter(best_row=1)
+
+
+def _entry(row: dict[str, Any], rank: int, viewer_id: int | None) -> Entry:
+    benchmarks = row.get("report__benchmarks")
+    low, high = score_interval(benchmarks)
+    return Entry(
+        rank=rank,
+        user_id=row["owner_id"],
+        username=row["owner__username"],
+        public_id=row["public_id"],
+        is_public=row["is_public"],
+        language=row["language"],
+        score_us=row["score_us"],
+        sol_pct=row["sol_pct"],
+        created_at=row["created_at"],
+        score_low_us=low,
+        score_high_us=high,
+        speedup=speedup_of(benchmarks),
+        is_viewer=row["owner_id"] == viewer_id,
+    )
+
+
+def assign_ranks(entries: list[Entry], first_rank: int = 1) -> None:
+    """Competition ranks; an entry whose interval overlaps its group leader's shares its rank."""
+    leader: Entry | None = None
+    for i, e in enumerate(entries):
+        overlaps = (
+            leader is not None
+            and leader.score_high_us is not None
+            and e.score_low_us is not None
+            and e.score_low_us <= leader.score_high_us
+        )
+        if overlaps and leader is not None:
+            e.rank = leader.rank
+            e.tied = leader.tied = True
+        else:
+            e.rank = first_rank + i
+            leader = e
+
+
+def gpu_models_for(problem: Problem) -> list[str]:
+    """GPU models with at least one accepted full judging of this problem (one query)."""
+    found = (
+        Submission.objects.filter(problem=problem, verdict=Verdict.ACCEPTED, mode=Mode.SUBMIT)
+        .order_by()
+        .values_list("gpu_model", flat=True)
+        .distinct()
+    )
+    return sorted(set(found), key=lambda g: (g == CPU_MODEL, g))
+
+
+def build_board(
+    problem: Problem,
+    gpu_model: str,
+    language: str | None = None,
+    window: str = "all",
+    viewer: AbstractBaseUser | AnonymousUser | None = None,
+    limit: int = DEFAULT_LIMIT,
+) -> Board:
+    """The board's first `limit` entries, the total, and the viewer's own entry (<= 5 queries)."""
+    viewer_id = viewer.pk if viewer is not None and viewer.is_authenticated else None
+    runs = accepted_runs(problem, gpu_model, language, window)
+    best = best_per_user(runs)
+    rows = list(best.order_by(*_order()).values(*_FIELDS, "report__benchmarks")[:limit])
+    entries = [_entry(row, i + 1, viewer_id) for i, row in enumerate(rows)]
+    assign_ranks(entries)
+    total = len(entries) if len(entries) < limit else best.count()
+    board = Board(
+        problem=problem,
+        gpu_model=gpu_model,
+        language=language,
+        window=window,
+        ranked=gpu_model != CPU_MODEL,
+        entries=entries,
+        total=total,
+    )
+    if viewer_id is not None and not any(e.is_viewer for e in entries) and len(entries) == limit:
+        board.viewer_entry = _viewer_entry(runs, best, viewer_id)
+    return board
+
+
+def _viewer_entry(runs: QuerySet[Submission], best: QuerySet[Submission], viewer_id: int) -> Entry | None:
+    row = runs.filter(owner_id=viewer_id).order_by(*_order()).values(*_FIELDS, "report__benchmarks").first()
+    if row is None:
+        return None
+    if row["score_us"] is None:
+        ahead = best.filter(score_us__isnull=False).count()
+    else:
+        ahead = best.filter(score_us__lt=row["score_us"]).count()
+    entry = _entry(row, ahead + 1, viewer_id)
+    # Tied with the entry just above when the intervals overlap (shown as "≈").
+    if row["score_us"] is not None and ahead:
+        above = best.filter(score_us__lt=row["score_us"]).order_by("-score_us").values("report__benchmarks").first()
+        _, above_high = score_interval(above["report__benchmarks"] if above else None)
+        entry.tied = bool(above_high and entry.score_low_us and entry.score_low_us <= above_high)
+    return entry
+
+
+def rank_for_score(problem: Problem, gpu_model: str, score_us: float, owner_id: int | None = None) -> int:
+    """The rank a score would take on the all-languages board (one query)."""
+    others = best_per_user(accepted_runs(problem, gpu_model))
+    if owner_id is not None:
+        others = others.exclude(owner_id=owner_id)
+    return others.filter(score_us__lt=score_us).count() + 1
+
+
+def best_known(problem: Problem, gpu_model: str) -> dict[str, Any] | None:
+    """The board's best entry with its per-shape timings (for the roofline), or None (one query)."""
+    return (
+        accepted_runs(problem, gpu_model)
+        .order_by(*_order())
+        .values("public_id", "owner__username", "score_us", "sol_pct", "report__benchmarks")
+        .first()
+    )

@@ -1,0 +1,314 @@
+"""A judge Report (judge/protocol.py) turned into what the result panel shows.
+
+Pure data shaping: the templates (templates/submissions/_report.html) do the markup, and every
+string from the report (messages, logs, outputs) stays a plain string that Django escapes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.utils.safestring import SafeString
+
+from gridstride.leaderboards.queries import geomean
+from gridstride.pages import roofline, units
+from gridstride.pages.logs import link_line_numbers
+
+VERDICT_TEXT = {
+    "accepted": "Accepted",
+    "wrong_answer": "Wrong answer",
+    "compile_error": "Compile error",
+    "runtime_error": "Runtime error",
+    "time_limit": "Time limit exceeded",
+    "memory_limit": "Memory limit exceeded",
+    "rejected": "Rejected",
+    "internal_error": "Internal error",
+}
+VERDICT_HELP = {
+    "compile_error": "The code did not compile. Line numbers link to the line in your code.",
+    "runtime_error": "The code raised an error or crashed while it ran.",
+    "time_limit": "The run went past the time limit of this mode.",
+    "memory_limit": "The run used more memory than the limit allows.",
+    "rejected": "The run broke a rule of the judge; the message names it.",
+    "internal_error": "The judge failed on its side. This is not your code's fault; submit again.",
+}
+STAGE_TEXT = {
+    "queued": "queued",
+    "compiling": "compiling",
+    "testing": "checking cases",
+    "benchmarking": "benchmarking",
+    "profiling": "profiling",
+    "done": "done",
+}
+# Keys of Report.ceilings that hold the memory roof, in order of preference.
+_BANDWIDTH_KEYS = ("dram_gbps", "memory_gbps", "bandwidth_gbps", "copy_gbps")
+_CEILING_UNITS = (
+    ("_gbps", "GB/s"),
+    ("_tflops", "TFLOP/s"),
+    ("_gflops", "GFLOP/s"),
+    ("_mhz", "MHz"),
+    ("_bytes", "bytes"),
+    ("_us", "µs"),
+    ("_w", "W"),
+)
+
+
+def stage_text(status: str, progress: dict[str, Any] | None, position: int | None = None) -> str:
+    """'queued (position 3)', 'compiling', 'checking case 4/9', 'benchmarking shape 2/3'."""
+    progress = progress or {}
+    stage = progress.get("stage") or status
+    done, total = progress.get("done") or 0, progress.get("total") or 0
+    if status == "queued" or stage == "queued":
+        return f"queued (position {position})" if position else "queued"
+    if stage == "testing" and total:
+        return f"checking case {min(done + 1, total)}/{total}" if done < total else f"checked {total}/{total} cases"
+    if stage == "benchmarking" and total:
+        return (
+            f"benchmarking shape {min(done + 1, total)}/{total}"
+            if done < total
+            else f"benchmarked {total}/{total} shapes"
+        )
+    return STAGE_TEXT.get(stage, stage)
+
+
+@dataclass
+class CaseRow:
+    name: str
+    sizes: str
+    passed: bool
+    max_abs_err: float
+    max_rel_err: float
+    rel_l2: float
+    tolerance: str
+    mismatch_count: int
+    mismatches: list[dict[str, Any]]
+    message: str
+    output: str
+
+
+@dataclass
+class ShapeRow:
+    name: str
+    sizes: str
+    n: int
+    median_us: float
+    ci_low_us: float
+    ci_high_us: float
+    ci_half_pct: float | None
+    gbps: float
+    tflops: float
+    sol_pct: float
+    speedup: float | None
+    reference_median_us: float | None
+    memory_bound: bool
+
+
+@dataclass
+class ReportView:
+    verdict: str
+    verdict_text: str
+    verdict_help: str
+    message: str
+    mode: str
+    ranked: bool
+    unranked_reason: str
+    cases: list[CaseRow]
+    cases_passed: int
+    first_failure: CaseRow | None
+    shapes: list[ShapeRow]
+    score_us: float | None
+    sol_pct: float | None
+    speedup: float | None
+    compile_log: SafeString
+    stdout: str
+    stderr: str
+    system: list[tuple[str, str]]
+    ceilings: list[tuple[str, str]]
+    kernels: list[dict[str, Any]]
+    elapsed_s: float | None
+    chart: SafeString
+    chart_points: list[roofline.Point] = field(default_factory=list)
+    gpu_name: str = ""
+    rank: int | None = None
+    board_url: str = ""
+
+
+def _tolerance_text(tol: dict[str, Any]) -> str:
+    parts = [
+        f"atol {units.error(tol['atol'])}" if "atol" in tol else "",
+        f"rtol {units.error(tol['rtol'])}" if "rtol" in tol else "",
+    ]
+    if tol.get("rel_l2"):
+        parts.append(f"rel L2 {units.error(tol['rel_l2'])}")
+    return ", ".join(p for p in parts if p)
+
+
+def _case(data: dict[str, Any]) -> CaseRow:
+    return CaseRow(
+        name=str(data.get("name", "")),
+        sizes=units.sizes(data.get("sizes")),
+        passed=bool(data.get("passed")),
+        max_abs_err=float(data.get("max_abs_err") or 0.0),
+        max_rel_err=float(data.get("max_rel_err") or 0.0),
+        rel_l2=float(data.get("rel_l2") or 0.0),
+        tolerance=_tolerance_text(data.get("tolerance") or {}),
+        mismatch_count=int(data.get("mismatch_count") or 0),
+        mismatches=[
+            {**m, "index_text": "[" + ", ".join(str(i) for i in m.get("index", [])) + "]"}
+            for m in (data.get("mismatches") or [])[:20]
+        ],
+        message=str(data.get("message") or ""),
+        output=str(data.get("output") or ""),
+    )
+
+
+def _bandwidth(ceilings: dict[str, Any]) -> float | None:
+    for key in _BANDWIDTH_KEYS:
+        if ceilings.get(key):
+            return float(ceilings[key])
+    found = [float(v) for k, v in ceilings.items() if k.endswith("_gbps") and isinstance(v, int | float)]
+    return max(found) if found else None
+
+
+def _peak(ceilings: dict[str, Any], compute_roof: str) -> float | None:
+    for key in (f"{compute_roof}_tflops", f"{compute_roof}_tflops_measured"):
+        if ceilings.get(key):
+            return float(ceilings[key])
+    found = [float(v) for k, v in ceilings.items() if k.endswith("_tflops") and isinstance(v, int | float)]
+    return max(found) if found else None
+
+
+def _shape(data: dict[str, Any], bandwidth: float | None, peak: float | None) -> ShapeRow:
+    median = float(data.get("median_us") or 0.0)
+    low, high = float(data.get("ci_low_us") or median), float(data.get("ci_high_us") or median)
+    flops, nbytes = float(data.get("flops") or 0.0), float(data.get("bytes") or 0.0)
+    if bandwidth and peak and flops and nbytes:
+        memory_bound = nbytes / (bandwidth * 1e9) >= flops / (peak * 1e12)
+    else:
+        memory_bound = nbytes > 0 and flops / max(nbytes, 1.0) < 10
+    return ShapeRow(
+        name=str(data.get("name", "")),
+        sizes=units.sizes(data.get("sizes")),
+        n=int(data.get("n") or 0),
+        median_us=median,
+        ci_low_us=low,
+        ci_high_us=high,
+        ci_half_pct=(high - low) / 2 / median * 100 if median else None,
+        gbps=float(data.get("gbps") or 0.0),
+        tflops=float(data.get("tflops") or 0.0),
+        sol_pct=float(data.get("sol_pct") or 0.0),
+        speedup=data.get("speedup_vs_reference"),
+        reference_median_us=data.get("reference_median_us"),
+        memory_bound=memory_bound,
+    )
+
+
+def _label(key: str) -> str:
+    return key.replace("_", " ")
+
+
+def _flatten(data: dict[str, Any], prefix: str = "") -> list[tuple[str, str]]:
+    rows: list[tuple[str, str]] = []
+    for key, value in data.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, dict):
+            rows += _flatten(value, f"{name}.")
+        elif isinstance(value, list):
+            rows.append((_label(name), ", ".join(str(v) for v in value)))
+        else:
+            rows.append((_label(name), _with_unit(key, value)))
+    return rows
+
+
+def _with_unit(key: str, value: Any) -> str:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return str(value)
+    for suffix, unit in _CEILING_UNITS:
+        if key.endswith(suffix):
+            if unit == "bytes":
+                return units.bytes_size(value)
+            return f"{units.sig(float(value), 4)} {unit}"
+    return str(value)
+
+
+def _points(series: str, benchmarks: list[dict[str, Any]], *, reference: bool = False) -> list[roofline.Point]:
+    points = []
+    for b in benchmarks:
+        flops, nbytes = float(b.get("flops") or 0.0), float(b.get("bytes") or 0.0)
+        time_us = b.get("reference_median_us") if reference else b.get("median_us")
+        if not (flops and nbytes and time_us):
+            continue
+        points.append(
+            roofline.Point(
+                series=series,
+                shape=str(b.get("name", "")),
+                intensity=flops / nbytes,
+                flops_per_s=flops / (float(time_us) * 1e-6),
+                time_us=float(time_us),
+            )
+        )
+    return points
+
+
+def build(
+    report: dict[str, Any],
+    *,
+    gpu_model: str,
+    compute_roof: str = "fp32",
+    best_benchmarks: list[dict[str, Any]] | None = None,
+) -> ReportView:
+    cases = [_case(c) for c in report.get("cases") or []]
+    ceilings = report.get("ceilings") or {}
+    bandwidth, peak = _bandwidth(ceilings), _peak(ceilings, compute_roof)
+    benchmarks = report.get("benchmarks") or []
+    shapes = [_shape(b, bandwidth, peak) for b in benchmarks]
+    ranked = bool(report.get("ranked"))
+    unranked_reason = ""
+    if not ranked:
+        if gpu_model == "cpu":
+            unranked_reason = "unranked: CPU interpreter"
+        elif report.get("mode") != "benchmark" and report.get("mode") != "profile":
+            unranked_reason = "unranked: correctness run"
+        else:
+            unranked_reason = "unranked"
+    points = _points("submission", benchmarks) + _points("reference", benchmarks, reference=True)
+    if best_benchmarks:
+        points += _points("best", best_benchmarks)
+    verdict = str(report.get("verdict", ""))
+    compute_label = "tensor core bf16" if compute_roof == "bf16_tensor" else "fp32"
+    chart = roofline.render(points, roofline.Roofs(bandwidth, peak, compute_label)) if shapes else SafeString("")
+    speedups = [s.speedup for s in shapes]
+    return ReportView(
+        verdict=verdict,
+        verdict_text=VERDICT_TEXT.get(verdict, verdict),
+        verdict_help=VERDICT_HELP.get(verdict, ""),
+        message=str(report.get("message") or ""),
+        mode=str(report.get("mode") or ""),
+        ranked=ranked,
+        unranked_reason=unranked_reason,
+        cases=cases,
+        cases_passed=sum(c.passed for c in cases),
+        first_failure=next((c for c in cases if not c.passed), None),
+        shapes=shapes,
+        score_us=report.get("score_us"),
+        sol_pct=report.get("sol_pct"),
+        speedup=geomean(speedups) if shapes else None,
+        compile_log=link_line_numbers(str(report.get("compile_log") or "")),
+        stdout=str(report.get("stdout") or ""),
+        stderr=str(report.get("stderr") or ""),
+        system=_flatten(report.get("system") or {}),
+        ceilings=_flatten(ceilings),
+        kernels=list(report.get("kernels") or []),
+        elapsed_s=report.get("elapsed_s"),
+        chart=chart,
+        chart_points=points,
+        gpu_name=_gpu_name(report.get("system") or {}, gpu_model),
+    )
+
+
+def _gpu_name(system: dict[str, Any], gpu_model: str) -> str:
+    for key in ("gpu_name", "gpu", "device_name", "device"):
+        if system.get(key):
+            return str(system[key])
+    return "CPU" if gpu_model == "cpu" else gpu_model.upper()

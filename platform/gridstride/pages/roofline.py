@@ -1,0 +1,233 @@
+"""The roofline chart as inline SVG, drawn on the server (readable without JavaScript).
+
+Log-log: arithmetic intensity (FLOP/byte) on x, throughput (FLOP/s) on y. The memory roof is
+bandwidth x intensity, the compute roof is flat; their corner is the ridge point. Each point is one
+benchmark shape of one run; hovering shows its numbers (SVG <title>), and the page puts the same
+numbers in a table beside the chart.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from django.utils.html import format_html, format_html_join
+from django.utils.safestring import SafeString, mark_safe
+
+from gridstride.pages import units
+
+WIDTH, HEIGHT = 600, 340
+LEFT, RIGHT, TOP, BOTTOM = 78, 16, 14, 44
+SERIES = {
+    "submission": "this submission",
+    "reference": "reference",
+    "best": "best known",
+}
+
+
+@dataclass(frozen=True)
+class Point:
+    series: str  # a key of SERIES
+    shape: str
+    intensity: float  # FLOP per byte
+    flops_per_s: float
+    time_us: float
+
+    @property
+    def label(self) -> str:
+        return SERIES.get(self.series, self.series)
+
+    @property
+    def bytes_per_s(self) -> float:
+        return self.flops_per_s / self.intensity if self.intensity > 0 else 0.0
+
+    def describe(self) -> str:
+        return (
+            f"{self.label} · {self.shape}: {units.duration_us(self.time_us)}, "
+            f"{units.flops_rate(self.flops_per_s)}, {units.bandwidth_gbps(self.bytes_per_s / 1e9)}, "
+            f"{units.sig(self.intensity, 3)} FLOP/B"
+        )
+
+
+@dataclass(frozen=True)
+class Roofs:
+    bandwidth_gbps: float | None
+    peak_tflops: float | None
+    compute_label: str = "compute"
+
+    @property
+    def ridge(self) -> float | None:
+        if self.bandwidth_gbps and self.peak_tflops:
+            return self.peak_tflops * 1e12 / (self.bandwidth_gbps * 1e9)
+        return None
+
+
+def _decades(lo: float, hi: float, minimum: int = 2) -> tuple[int, int]:
+    a, b = math.floor(math.log10(lo)), math.ceil(math.log10(hi))
+    while b - a < minimum:
+        a, b = a - 1, b + 1 if (b - a) % 2 else b
+    return a, b
+
+
+def _fmt_intensity(exp: int) -> str:
+    return units.sig(10.0**exp, 1) if exp < 0 else f"{10**exp:,}"
+
+
+def _fmt_rate(exp: int) -> str:
+    return units.flops_rate(10.0**exp)
+
+
+def render(points: list[Point], roofs: Roofs) -> SafeString:
+    usable = [p for p in points if p.intensity > 0 and p.flops_per_s > 0]
+    if not usable and not (roofs.bandwidth_gbps or roofs.peak_tflops):
+        return mark_safe("")
+    xs = [p.intensity for p in usable]
+    ys = [p.flops_per_s for p in usable]
+    ridge = roofs.ridge
+    if ridge:
+        xs += [ridge]
+    if not xs:
+        xs = [0.1, 10.0]
+    x0, x1 = _decades(min(xs) / 2, max(xs) * 2)
+    bw = roofs.bandwidth_gbps * 1e9 if roofs.bandwidth_gbps else None
+    peak = roofs.peak_tflops * 1e12 if roofs.peak_tflops else None
+    if peak:
+        ys.append(peak)
+    if bw:
+        ys.append(bw * 10.0**x0)
+    if not ys:
+        ys = [1e9, 1e12]
+    y0, y1 = _decades(min(ys) / 2, max(ys) * 2)
+    # The memory roof can start far below the points at tiny intensities: keep the plot about them.
+    if usable:
+        y0 = max(y0, math.floor(math.log10(min(p.flops_per_s for p in usable))) - 2)
+
+    plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
+
+    def sx(v: float) -> float:
+        return LEFT + (math.log10(v) - x0) / (x1 - x0) * plot_w
+
+    def sy(v: float) -> float:
+        return TOP + plot_h - (math.log10(v) - y0) / (y1 - y0) * plot_h
+
+    parts: list[SafeString] = []
+    # Grid and axis labels, one line per decade.
+    for e in range(x0, x1 + 1):
+        x = sx(10.0**e)
+        parts.append(
+            format_html('<line class="rf-grid" x1="{0:.1f}" y1="{1}" x2="{0:.1f}" y2="{2}"/>', x, TOP, TOP + plot_h)
+        )
+        parts.append(
+            format_html(
+                '<text class="rf-tick" x="{:.1f}" y="{}" text-anchor="middle">{}</text>',
+                x,
+                TOP + plot_h + 16,
+                _fmt_intensity(e),
+            )
+        )
+    for e in range(y0, y1 + 1):
+        y = sy(10.0**e)
+        parts.append(
+            format_html('<line class="rf-grid" x1="{}" y1="{:.1f}" x2="{}" y2="{:.1f}"/>', LEFT, y, LEFT + plot_w, y)
+        )
+        parts.append(
+            format_html(
+                '<text class="rf-tick" x="{}" y="{:.1f}" text-anchor="end">{}</text>', LEFT - 6, y + 4, _fmt_rate(e)
+            )
+        )
+    parts.append(
+        format_html(
+            '<text class="rf-axis" x="{}" y="{}" text-anchor="middle">arithmetic intensity (FLOP/byte)</text>',
+            LEFT + plot_w / 2,
+            HEIGHT - 6,
+        )
+    )
+
+    # Roofs, clipped to the plot.
+    lo_i, hi_i = 10.0**x0, 10.0**x1
+    lo_y, hi_y = 10.0**y0, 10.0**y1
+    if bw:
+        start = max(lo_i, lo_y / bw)
+        end = min(ridge or hi_i, hi_i, hi_y / bw)
+        if end > start:
+            parts.append(
+                format_html(
+                    '<line class="rf-roof" x1="{:.1f}" y1="{:.1f}" x2="{:.1f}" y2="{:.1f}"><title>memory roof: {}</title></line>',
+                    sx(start),
+                    sy(bw * start),
+                    sx(end),
+                    sy(bw * end),
+                    units.bandwidth_gbps(roofs.bandwidth_gbps),
+                )
+            )
+            parts.append(
+                format_html(
+                    '<text class="rf-roof-label" x="{:.1f}" y="{:.1f}">{}</text>',
+                    sx(start) + 6,
+                    sy(bw * start) - 6,
+                    units.bandwidth_gbps(roofs.bandwidth_gbps),
+                )
+            )
+    if peak and lo_y <= peak <= hi_y:
+        start = max(ridge or lo_i, lo_i)
+        parts.append(
+            format_html(
+                '<line class="rf-roof" x1="{:.1f}" y1="{:.1f}" x2="{:.1f}" y2="{:.1f}"><title>{} roof: {}</title></line>',
+                sx(start),
+                sy(peak),
+                sx(hi_i),
+                sy(peak),
+                roofs.compute_label,
+                units.flops_rate(peak),
+            )
+        )
+        parts.append(
+            format_html(
+                '<text class="rf-roof-label" x="{:.1f}" y="{:.1f}" text-anchor="end">{} {}</text>',
+                sx(hi_i) - 4,
+                sy(peak) - 6,
+                roofs.compute_label,
+                units.flops_rate(peak),
+            )
+        )
+
+    # Points: circles for this submission, squares for the reference, diamonds for the best.
+    for p in usable:
+        x, y = sx(p.intensity), sy(p.flops_per_s)
+        if p.series == "reference":
+            shape = format_html('<rect x="{:.1f}" y="{:.1f}" width="9" height="9"/>', x - 4.5, y - 4.5)
+        elif p.series == "best":
+            shape = format_html('<path d="M{:.1f} {:.1f} l6 6 l-6 6 l-6 -6 z"/>', x, y - 6)
+        else:
+            shape = format_html('<circle cx="{:.1f}" cy="{:.1f}" r="5"/>', x, y)
+        parts.append(
+            format_html('<g class="rf-point rf-{}" tabindex="0"><title>{}</title>{}</g>', p.series, p.describe(), shape)
+        )
+
+    legend = format_html_join(
+        "",
+        '<g class="rf-legend rf-{0}" transform="translate({1},{2})">{3}<text x="12" y="4">{4}</text></g>',
+        (
+            (key, LEFT + 10 + i * 130, TOP + 12, _legend_mark(key), label)
+            for i, (key, label) in enumerate(SERIES.items())
+            if any(p.series == key for p in usable)
+        ),
+    )
+    title = "Roofline: throughput against arithmetic intensity"
+    return format_html(
+        '<svg class="roofline" viewBox="0 0 {} {}" role="img" aria-label="{}"><title>{}</title>{}{}</svg>',
+        WIDTH,
+        HEIGHT,
+        title,
+        title,
+        mark_safe("".join(parts)),  # built from format_html pieces above
+        legend,
+    )
+
+
+def _legend_mark(series: str) -> SafeString:
+    if series == "reference":
+        return mark_safe('<rect x="-4" y="-4" width="8" height="8"/>')
+    if series == "best":
+        return mark_safe('<path d="M0 -5 l5 5 l-5 5 l-5 -5 z"/>')
+    return mark_safe('<circle r="4.5"/>')

@@ -1,0 +1,13 @@
+from django.urls import path
+
+from gridstride.submissions import views
+
+app_name = "submissions"
+urlpatterns = [
+    path("", views.mine, name="mine"),
+    path("new/", views.create, name="create"),
+    path("<uuid:public_id>/", views.detail, name="detail"),
+    path("<uuid:public_id>/status/", views.status, name="status"),
+    path("<uuid:public_id>/report/", views.report, name="report"),
+    path("<uuid:public_id>/visibility/", views.visibility, name="visibility"),
+]

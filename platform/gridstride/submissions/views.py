@@ -1,0 +1,235 @@
+"""Pages and JSON endpoints of submissions: create (Run / Submit), the live page, its status poll."""
+
+from __future__ import annotations
+
+from typing import Any
+from uuid import UUID
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.paginator import Paginator
+from django.db.models import QuerySet
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils import timezone
+from django.views.decorators.http import require_GET, require_POST
+
+from gridstride.catalog.models import Problem
+from gridstride.leaderboards import queries as boards
+from gridstride.pages import reports
+from gridstride.submissions.models import Mode, Status, Submission, Verdict
+
+# Columns the status poll needs: never the source or the report (they can be large).
+_STATUS_FIELDS = (
+    "id",
+    "public_id",
+    "owner_id",
+    "is_public",
+    "status",
+    "verdict",
+    "message",
+    "progress",
+    "ranked",
+    "score_us",
+    "sol_pct",
+    "gpu_model",
+    "priority",
+    "mode",
+    "attempt",
+    "created_at",
+    "queued_at",
+    "finished_at",
+)
+
+
+def _pipeline() -> Any:
+    """The pipeline's actions module (imported late: it is written in parallel with these views)."""
+    from gridstride.submissions import actions
+
+    return actions
+
+
+def _wants_json(request: HttpRequest) -> bool:
+    return "application/json" in request.headers.get("Accept", "")
+
+
+def can_view(request: HttpRequest, submission: Submission) -> bool:
+    """The owner and staff see everything; others only what the owner made public."""
+    user = request.user
+    if user.is_authenticated and (user.pk == submission.owner_id or user.is_staff):
+        return True
+    return submission.is_public
+
+
+def _visible(request: HttpRequest, public_id: UUID, qs: QuerySet[Submission]) -> Submission:
+    submission = get_object_or_404(qs, public_id=public_id)
+    if not can_view(request, submission):
+        # Not 403: whether a private submission exists is itself private.
+        raise Http404("No such submission")
+    return submission
+
+
+def elapsed_seconds(submission: Submission) -> float:
+    end = submission.finished_at if submission.status == Status.DONE and submission.finished_at else timezone.now()
+    return max(0.0, (end - submission.created_at).total_seconds())
+
+
+def status_payload(submission: Submission) -> dict[str, Any]:
+    """What the page's poll and the API's status both return."""
+    final = submission.status == Status.DONE
+    position = _pipeline().queue_position(submission) if submission.status == Status.QUEUED else None
+    return {
+        "id": str(submission.public_id),
+        "status": submission.status,
+        "final": final,
+        "verdict": submission.verdict,
+        "verdict_text": reports.VERDICT_TEXT.get(submission.verdict, submission.verdict),
+        "stage": reports.stage_text(submission.status, submission.progress, position),
+        "progress": submission.progress or {},
+        "queue_position": position,
+        "elapsed_s": round(elapsed_seconds(submission), 1),
+        "ranked": submission.ranked,
+        "score_us": submission.score_us,
+        "sol_pct": submission.sol_pct,
+        "gpu_model": submission.gpu_model,
+        "mode": submission.mode,
+        "url": reverse("submissions:detail", args=[submission.public_id]),
+        "report_url": reverse("submissions:report", args=[submission.public_id]),
+    }
+
+
+@require_POST
+def create(request: HttpRequest) -> HttpResponse:
+    if not request.user.is_authenticated:
+        if _wants_json(request):
+            return JsonResponse({"error": "Log in to run and submit."}, status=401)
+        return redirect(f"{reverse('accounts:login')}?next={request.POST.get('next', '/')}")
+    problem = get_object_or_404(Problem, slug=request.POST.get("problem", ""), is_active=True)
+    mode = request.POST.get("mode", Mode.RUN)
+    if mode not in (Mode.RUN, Mode.SUBMIT):
+        return _refused(request, problem, "Mode must be run or submit.")
+    pipeline = _pipeline()
+    try:
+        submission = pipeline.create_submission(
+            owner=request.user,
+            problem=problem,
+            language=request.POST.get("language", ""),
+            source=request.POST.get("source", ""),
+            mode=mode,
+            gpu_model=request.POST.get("gpu") or None,
+        )
+    except pipeline.SubmissionRefused as exc:
+        return _refused(request, problem, str(exc))
+    if _wants_json(request):
+        return JsonResponse(status_payload(submission), status=201)
+    return redirect("submissions:detail", public_id=submission.public_id)
+
+
+def _refused(request: HttpRequest, problem: Problem, message: str) -> HttpResponse:
+    if _wants_json(request):
+        return JsonResponse({"error": message}, status=400)
+    messages.error(request, message)
+    return redirect("catalog:problem_detail", slug=problem.slug)
+
+
+@require_GET
+def status(request: HttpRequest, public_id: UUID) -> JsonResponse:
+    submission = _visible(request, public_id, Submission.objects.only(*_STATUS_FIELDS))
+    response = JsonResponse(status_payload(submission))
+    response["Cache-Control"] = "no-store"
+    return response
+
+
+def report_context(submission: Submission) -> dict[str, Any]:
+    """The result panel's context: the report view, the best known run and the rank it would take."""
+    context: dict[str, Any] = {"submission": submission, "view": None}
+    if submission.status != Status.DONE or not submission.report:
+        return context
+    spec = submission.problem_version.spec or {}
+    compute_roof = (spec.get("cost") or {}).get("compute_roof", "fp32")
+    best = None
+    if submission.report.get("benchmarks"):
+        best = boards.best_known(submission.problem, submission.gpu_model)
+    view = reports.build(
+        submission.report,
+        gpu_model=submission.gpu_model,
+        compute_roof=compute_roof,
+        best_benchmarks=(best or {}).get("report__benchmarks") if best else None,
+    )
+    if submission.verdict == Verdict.ACCEPTED and submission.mode == Mode.SUBMIT and submission.score_us:
+        view.rank = boards.rank_for_score(
+            submission.problem, submission.gpu_model, submission.score_us, submission.owner_id
+        )
+    view.board_url = reverse("leaderboards:board", args=[submission.problem.slug]) + f"?gpu={submission.gpu_model}"
+    context.update({"view": view, "best": best})
+    return context
+
+
+def _full(request: HttpRequest, public_id: UUID) -> Submission:
+    return _visible(
+        request,
+        public_id,
+        Submission.objects.select_related("problem", "problem_version", "owner"),
+    )
+
+
+@require_GET
+def detail(request: HttpRequest, public_id: UUID) -> HttpResponse:
+    submission = _full(request, public_id)
+    is_owner = request.user.is_authenticated and request.user.pk == submission.owner_id
+    context = report_context(submission)
+    context.update(
+        {
+            "is_owner": is_owner,
+            "status": status_payload(submission),
+            "source_lines": submission.source.splitlines() or [""],
+            "share_url": request.build_absolute_uri(reverse("submissions:detail", args=[submission.public_id])),
+        }
+    )
+    return render(request, "submissions/detail.html", context)
+
+
+@require_GET
+def report(request: HttpRequest, public_id: UUID) -> HttpResponse:
+    """The result panel alone (the problem page and the live page swap it in when judging ends)."""
+    submission = _full(request, public_id)
+    return render(request, "submissions/_report.html", report_context(submission))
+
+
+@login_required
+@require_POST
+def visibility(request: HttpRequest, public_id: UUID) -> HttpResponse:
+    make_public = request.POST.get("public") == "1"
+    # Only the owner's own row matches; a stranger's request changes nothing and gets a 404.
+    changed = Submission.objects.filter(public_id=public_id, owner=request.user).update(is_public=make_public)
+    if not changed:
+        raise Http404("No such submission")
+    return redirect("submissions:detail", public_id=public_id)
+
+
+@login_required
+@require_GET
+def mine(request: HttpRequest) -> HttpResponse:
+    qs = (
+        Submission.objects.filter(owner=request.user)
+        .select_related("problem")
+        .only(
+            "public_id",
+            "language",
+            "mode",
+            "status",
+            "verdict",
+            "score_us",
+            "sol_pct",
+            "gpu_model",
+            "ranked",
+            "is_public",
+            "created_at",
+            "problem__slug",
+            "problem__title",
+        )
+        .order_by("-created_at")
+    )
+    page = Paginator(qs, 50).get_page(request.GET.get("page"))
+    return render(request, "submissions/mine.html", {"page": page})

@@ -1,0 +1,191 @@
+// The problem page: editor, language switcher, drafts, Run / Submit with a live result panel,
+// keyboard shortcuts, the draggable divider and math in the statement.
+(function () {
+  "use strict";
+  var data = JSON.parse(document.getElementById("workspace-data").textContent);
+  var live = window.GridstrideLive;
+  var form = document.getElementById("submit-form");
+  var textarea = document.getElementById("source");
+  var languageSelect = document.getElementById("language");
+  var gpuSelect = document.getElementById("gpu");
+  var vimBox = document.getElementById("vim");
+  var saveState = document.getElementById("save-state");
+  var result = document.getElementById("result");
+  var workspace = document.getElementById("workspace");
+  var key = function (name) { return "gridstride:" + name; };
+  var draftKey = function (lang) { return key("draft:" + data.slug + ":" + lang); };
+  var store = {
+    get: function (k) { try { return window.localStorage.getItem(k); } catch (e) { return null; } },
+    set: function (k, v) { try { window.localStorage.setItem(k, v); return true; } catch (e) { return false; } },
+    del: function (k) { try { window.localStorage.removeItem(k); } catch (e) { /* private mode */ } },
+  };
+
+  // --- math in the statement ------------------------------------------------------------------
+  if (window.renderMathInElement) {
+    window.renderMathInElement(document.getElementById("statement"), {
+      delimiters: [
+        { left: "$$", right: "$$", display: true },
+        { left: "$", right: "$", display: false },
+      ],
+      throwOnError: false,
+    });
+  }
+
+  // --- editor and drafts ------------------------------------------------------------------------
+  var languages = data.languages.map(function (l) { return l.id; });
+  var lang = store.get(key("lang:" + data.slug));
+  if (languages.indexOf(lang) < 0) lang = languages[0];
+  languageSelect.value = lang;
+  var savedGpu = store.get(key("gpu"));
+  if (savedGpu && data.gpus.indexOf(savedGpu) >= 0) gpuSelect.value = savedGpu;
+  gpuSelect.addEventListener("change", function () { store.set(key("gpu"), gpuSelect.value); });
+
+  function initialText(language) {
+    var draft = store.get(draftKey(language));
+    return draft !== null ? draft : data.starters[language] || "";
+  }
+
+  var saveTimer = null;
+  function saveDraft(text) {
+    clearTimeout(saveTimer);
+    saveState.textContent = "editing…";
+    saveTimer = setTimeout(function () {
+      saveState.textContent = store.set(draftKey(lang), text) ? "draft saved" : "drafts unavailable";
+    }, 300);
+  }
+
+  var editor = null;
+  if (window.GridstrideEditor) {
+    textarea.hidden = true;
+    editor = window.GridstrideEditor.create(document.getElementById("editor-host"), {
+      doc: initialText(lang),
+      language: lang,
+      vim: store.get(key("vim")) === "1",
+      label: "Source code",
+      onChange: saveDraft,
+      onRun: function () { send("run"); },
+      onSubmit: function () { send("submit"); },
+    });
+    vimBox.checked = store.get(key("vim")) === "1";
+    vimBox.addEventListener("change", function () {
+      store.set(key("vim"), vimBox.checked ? "1" : "0");
+      editor.setVim(vimBox.checked);
+      editor.focus();
+    });
+  } else {
+    textarea.value = initialText(lang);
+    textarea.addEventListener("input", function () { saveDraft(textarea.value); });
+    vimBox.disabled = true;
+  }
+  var getText = function () { return editor ? editor.getValue() : textarea.value; };
+  var setText = function (text) { if (editor) editor.setValue(text); else textarea.value = text; };
+
+  languageSelect.addEventListener("change", function () {
+    store.set(draftKey(lang), getText());
+    lang = languageSelect.value;
+    store.set(key("lang:" + data.slug), lang);
+    setText(initialText(lang));
+    if (editor) editor.setLanguage(lang);
+    saveState.textContent = store.get(draftKey(lang)) !== null ? "draft restored" : "starter loaded";
+  });
+
+  document.getElementById("reset").addEventListener("click", function () {
+    if (!window.confirm("Replace your code with the " + lang + " starter? Your draft will be lost.")) return;
+    store.del(draftKey(lang));
+    setText(data.starters[lang] || "");
+    saveState.textContent = "starter loaded";
+  });
+
+  // --- run and submit ---------------------------------------------------------------------------
+  var following = null;
+  function showError(message) {
+    result.textContent = "";
+    result.appendChild(live.el("p", { class: "notice", role: "alert" }, message));
+  }
+
+  function send(mode) {
+    if (!data.authenticated) { window.location.href = data.loginUrl; return; }
+    if (following) following.stop();
+    var body = new FormData(form);
+    body.set("mode", mode);
+    body.set("source", getText());
+    body.set("language", lang);
+    store.set(draftKey(lang), getText());
+    result.textContent = "";
+    var head = live.el("div", { class: "small muted" }, (mode === "run" ? "Run" : "Submit") + " · sending…");
+    var stage = live.el("div");
+    var report = live.el("div", { id: "report-host" });
+    result.appendChild(head);
+    result.appendChild(stage);
+    result.appendChild(report);
+    fetch(data.submitUrl, {
+      method: "POST",
+      body: body,
+      credentials: "same-origin",
+      headers: { Accept: "application/json", "X-CSRFToken": body.get("csrfmiddlewaretoken") },
+    })
+      .then(function (r) { return r.json().then(function (j) { return [r.status, j]; }); })
+      .then(function (pair) {
+        var status = pair[0], payload = pair[1];
+        if (status === 401) { window.location.href = data.loginUrl; return; }
+        if (status !== 201) { showError(payload.error || "The site refused this submission."); return; }
+        head.textContent = "";
+        head.appendChild(document.createTextNode((mode === "run" ? "Run" : "Submit") + " · "));
+        head.appendChild(live.el("a", { href: payload.url, "data-testid": "submission-link" }, "submission page"));
+        live.renderStage(stage, payload);
+        following = live.follow(payload.url + "status/", {
+          onUpdate: function (s) { live.renderStage(stage, s); },
+          onDone: function (s) {
+            live.loadReport(s.report_url, report, function (line) { if (editor) editor.goToLine(line); });
+          },
+        });
+      })
+      .catch(function () { showError("Could not reach the site. Your draft is saved; try again."); });
+  }
+
+  form.addEventListener("submit", function (event) {
+    event.preventDefault();
+    send(event.submitter && event.submitter.value === "submit" ? "submit" : "run");
+  });
+  // Shortcuts also work when the focus is outside the editor.
+  document.addEventListener("keydown", function (event) {
+    if (!(event.ctrlKey || event.metaKey) || event.key !== "Enter" || event.defaultPrevented) return;
+    if (editor && editor.view.hasFocus) return; // the editor's own keymap handled it
+    event.preventDefault();
+    send(event.shiftKey ? "submit" : "run");
+  });
+
+  // --- the divider ------------------------------------------------------------------------------
+  var divider = document.getElementById("divider");
+  var split = parseFloat(store.get(key("split")) || "");
+  function setSplit(pct) {
+    split = Math.max(20, Math.min(75, pct));
+    workspace.style.setProperty("--split", split + "%");
+    divider.setAttribute("aria-valuenow", String(Math.round(split)));
+  }
+  if (split) setSplit(split);
+  divider.addEventListener("pointerdown", function (event) {
+    divider.setPointerCapture(event.pointerId);
+    divider.classList.add("dragging");
+    var move = function (e) {
+      var box = workspace.getBoundingClientRect();
+      setSplit(((e.clientX - box.left) / box.width) * 100);
+    };
+    var up = function () {
+      divider.classList.remove("dragging");
+      divider.removeEventListener("pointermove", move);
+      divider.removeEventListener("pointerup", up);
+      store.set(key("split"), String(split));
+    };
+    divider.addEventListener("pointermove", move);
+    divider.addEventListener("pointerup", up);
+  });
+  divider.addEventListener("keydown", function (event) {
+    var current = split || 44;
+    if (event.key === "ArrowLeft") setSplit(current - 2);
+    else if (event.key === "ArrowRight") setSplit(current + 2);
+    else return;
+    event.preventDefault();
+    store.set(key("split"), String(split));
+  });
+})();
