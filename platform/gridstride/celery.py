@@ -7,8 +7,16 @@ model, and judges answer by sending `gridstride.record_report` to the `web` queu
 from __future__ import annotations
 
 import os
+import sys
+from pathlib import Path
 
 from celery import Celery
+
+# `celery -A gridstride` runs from platform/; the site also imports judge.spec/judge.protocol
+# from the repository root (manage.py does the same for platform/).
+_REPO_ROOT = str(Path(__file__).resolve().parents[2])
+if _REPO_ROOT not in sys.path:
+    sys.path.append(_REPO_ROOT)
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "gridstride.settings")
 

@@ -75,10 +75,22 @@ class Submission(models.Model):
     report = models.JSONField(null=True, blank=True)
     progress = models.JSONField(default=dict, blank=True)
 
-    # Fencing: only a report for the current attempt may write; each (re)delivery bumps it.
-    attempt = models.PositiveIntegerField(default=0)
+    # Fencing: only a report for the current attempt may write; each re-queue bumps it.
+    attempt = models.PositiveIntegerField(default=1)
+    # Judge starts seen for this attempt (broker redeliveries after a worker died count here).
+    runs = models.PositiveSmallIntegerField(default=0)
+    run_id = models.CharField(max_length=64, blank=True, default="")
+    worker = models.CharField(max_length=200, blank=True, default="")
+    # Progress events can arrive out of order: only a newer one (the judge's send time in ms) applies.
+    progress_seq = models.PositiveBigIntegerField(default=0)
+    # Contest slug or assessment id for contest/assessment submissions (rejudge --contest).
+    context_key = models.CharField(max_length=64, blank=True, default="", db_index=True)
     lease_expires_at = models.DateTimeField(null=True, blank=True, db_index=True)
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    # When this attempt entered its queue (orders the queue) and when its message was published
+    # (None: not yet, or publishing failed; the sweeper sends it).
+    queued_at = models.DateTimeField(null=True, blank=True)
+    dispatched_at = models.DateTimeField(null=True, blank=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 
@@ -87,6 +99,7 @@ class Submission(models.Model):
         indexes = [
             models.Index(fields=["problem", "gpu_model", "language", "verdict"]),
             models.Index(fields=["owner", "-created_at"]),
+            models.Index(fields=["status", "gpu_model", "priority", "queued_at"]),
         ]
 
     def __str__(self) -> str:
@@ -95,3 +108,41 @@ class Submission(models.Model):
     @property
     def is_final(self) -> bool:
         return self.status == Status.DONE
+
+    @property
+    def queue(self) -> str:
+        return f"judge.{self.gpu_model}"
+
+    @property
+    def task_id(self) -> str:
+        """The broker message id of the current attempt (deterministic: re-sends replace, revokes find it)."""
+        return f"{self.public_id}.{self.attempt}"
+
+
+class EventKind(models.TextChoices):
+    CREATED = "created"
+    DISPATCHED = "dispatched"
+    DISPATCH_FAILED = "dispatch_failed", "Dispatch failed"
+    STARTED = "started"
+    RECORDED = "recorded"
+    IGNORED = "ignored", "Report ignored"
+    REQUEUED = "requeued"
+    GAVE_UP = "gave_up", "Gave up"
+    REJUDGE = "rejudge"
+
+
+class SubmissionEvent(models.Model):
+    """The pipeline's audit trail of one submission: who started it, what was recorded or ignored."""
+
+    submission = models.ForeignKey(Submission, on_delete=models.CASCADE, related_name="events")
+    kind = models.CharField(max_length=16, choices=EventKind.choices)
+    attempt = models.PositiveIntegerField()
+    detail = models.TextField(blank=True, default="")
+    at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["at", "id"]
+        indexes = [models.Index(fields=["submission", "kind"])]
+
+    def __str__(self) -> str:
+        return f"{self.submission_id} #{self.attempt} {self.kind}"
