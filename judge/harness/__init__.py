@@ -1,0 +1,27 @@
+"""The judging harness: `judge_job(job) -> Report` (see docs/judging.md and docs/interfaces.md).
+
+Attributes are imported lazily: the sandboxed child imports this package too, and must not pull
+in the parent's code (or torch before it needs it).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from judge.harness.config import JudgeConfig
+    from judge.harness.judging import judge_job
+
+__all__ = ["JudgeConfig", "judge_job"]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "judge_job":
+        from judge.harness.judging import judge_job
+
+        return judge_job
+    if name == "JudgeConfig":
+        from judge.harness.config import JudgeConfig
+
+        return JudgeConfig
+    raise AttributeError(name)

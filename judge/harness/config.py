@@ -1,0 +1,109 @@
+"""JudgeConfig: what a judge process knows about itself (device, secret, caches, ceilings)."""
+
+from __future__ import annotations
+
+import logging
+import os
+import tempfile
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from judge.harness.timing import TimingPolicy
+from judge.spec import REPO_ROOT
+
+log = logging.getLogger("judge.harness")
+
+
+def var_dir() -> Path:
+    return Path(os.environ.get("GRIDSTRIDE_VAR_DIR", REPO_ROOT / "var"))
+
+
+def load_secret() -> bytes:
+    """The worker's secret: GRIDSTRIDE_JUDGE_SECRET_FILE, else random for this process.
+
+    A random secret is fine for a single worker (seeds only need to be unpredictable); several
+    workers that must re-judge identically share a file. The child's environment never carries
+    the variable, and the sandbox does not mount the file.
+    """
+    path = os.environ.get("GRIDSTRIDE_JUDGE_SECRET_FILE")
+    if path:
+        data = Path(path).read_bytes().strip()
+        if len(data) < 16:
+            raise ValueError(f"{path}: the judge secret must be at least 16 bytes")
+        return data
+    return os.urandom(32)
+
+
+def detect_device() -> str:
+    forced = os.environ.get("GRIDSTRIDE_JUDGE_DEVICE")
+    if forced in ("cpu", "cuda"):
+        return forced
+    try:
+        import torch
+    except ImportError:
+        return "cpu"
+    return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+@dataclass
+class JudgeConfig:
+    device: str = field(default_factory=detect_device)
+    secret: bytes = field(default_factory=load_secret, repr=False)
+    # Compiled CUDA libraries, written only by this (trusted) process.
+    cache_dir: Path = field(default_factory=lambda: var_dir() / "judge" / "cuda-cache")
+    # Fresh per-job directories (the source file the child reads) live here.
+    work_dir: Path = field(default_factory=lambda: Path(tempfile.gettempdir()) / "gridstride-jobs")
+    # A sandbox.WarmPool of already started children (optional).
+    pool: Any = None
+    # Index of this worker's GPU (the sandbox exposes only that one to the child).
+    gpu_index: int | None = 0
+    # Machine ceilings {dram_gbps, bf16_tflops, fp32_tflops}; measured on first use on a GPU.
+    ceilings: dict[str, float] | None = None
+    # Where the CLI keeps measured ceilings between invocations (None: measure per process).
+    ceilings_cache: Path | None = None
+    policy: TimingPolicy | None = None
+    floor_factor: float = 0.95
+    drain_abs_us: float = 50.0
+    drain_rel: float = 0.05
+    # A few slow drains are scheduler noise; more than this share of calls is hidden work.
+    drain_tolerated_share: float = 0.05
+    pool_sets: int = 16
+    pool_memory_fraction: float = 0.4
+    # Baseline medians per (slug, ranking hash, shape name), timed once per worker.
+    baseline_cache: dict[tuple[str, str, str], float | None] = field(default_factory=dict)
+    system: dict[str, Any] | None = None
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def timing_policy(self) -> TimingPolicy:
+        if self.policy is not None:
+            return self.policy
+        return TimingPolicy() if self.device == "cuda" else TimingPolicy.for_cpu()
+
+    def get_ceilings(self) -> dict[str, float]:
+        """Measured once per process (or read from ceilings_cache when fresh); {} on CPU hosts."""
+        if self.device != "cuda":
+            return {}
+        with self._lock:
+            if self.ceilings is None:
+                from judge.harness.ceilings import measure_or_load
+
+                self.ceilings = measure_or_load(self.ceilings_cache)
+            return dict(self.ceilings)
+
+    @classmethod
+    def from_env(cls, **overrides: Any) -> JudgeConfig:
+        return cls(**overrides)
+
+
+_default: JudgeConfig | None = None
+_default_lock = threading.Lock()
+
+
+def default_config() -> JudgeConfig:
+    global _default
+    with _default_lock:
+        if _default is None:
+            _default = JudgeConfig()
+        return _default

@@ -1,0 +1,88 @@
+"""Framed messages between the trusted parent and the sandboxed child (stdlib only).
+
+A frame is a 4-byte big-endian length, then that many bytes of a UTF-8 JSON object (the
+header). A header carrying `"blob": N` is followed by exactly N raw bytes (an output tensor, a
+compiled library). The reader enforces limits on both parts: a child that forges a length, sends
+a header that is not a JSON object or promises a larger blob than the reader allows gets a
+FrameError, never an unbounded allocation.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import struct
+from typing import Any, BinaryIO
+
+MAX_HEADER_BYTES = 1 << 20
+_LENGTH = struct.Struct(">I")
+
+
+class FrameError(ValueError):
+    """The peer sent something that is not a well-formed frame within the limits."""
+
+
+class ChannelClosed(EOFError):
+    """The peer closed the channel cleanly between two frames."""
+
+
+def write_frame(out: BinaryIO, header: dict[str, Any], blob: bytes | bytearray | memoryview | None = None) -> None:
+    """Write one frame (header, optional blob) and flush."""
+    if blob is not None:
+        header = {**header, "blob": len(memoryview(blob).cast("B"))}
+    data = json.dumps(header, separators=(",", ":"), allow_nan=True).encode()
+    if len(data) > MAX_HEADER_BYTES:
+        raise FrameError(f"header of {len(data)} bytes exceeds {MAX_HEADER_BYTES}")
+    out.write(_LENGTH.pack(len(data)) + data)
+    if blob is not None:
+        out.write(memoryview(blob).cast("B"))
+    out.flush()
+
+
+def _read_exact(src: BinaryIO, size: int, what: str) -> bytearray:
+    buf = bytearray(size)
+    view = memoryview(buf)
+    got = 0
+    while got < size:
+        n = src.readinto(view[got:])  # type: ignore[attr-defined]
+        if not n:
+            raise FrameError(f"channel closed after {got} of {size} bytes of {what}")
+        got += n
+    return buf
+
+
+def read_frame(
+    src: BinaryIO, *, max_blob: int = 0, max_header: int = MAX_HEADER_BYTES
+) -> tuple[dict[str, Any], bytearray | None]:
+    """Read one frame. Raises ChannelClosed at a clean end, FrameError on anything malformed."""
+    first = src.read(_LENGTH.size)
+    if not first:
+        raise ChannelClosed("channel closed")
+    if len(first) < _LENGTH.size:
+        first = bytes(first) + bytes(_read_exact(src, _LENGTH.size - len(first), "a frame length"))
+    (length,) = _LENGTH.unpack(first)
+    if length == 0 or length > max_header:
+        raise FrameError(f"frame header length {length} outside 1..{max_header}")
+    raw = _read_exact(src, length, "a frame header")
+    try:
+        header = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise FrameError(f"frame header is not JSON: {exc}") from None
+    if not isinstance(header, dict):
+        raise FrameError("frame header must be a JSON object")
+    if "blob" not in header:
+        return header, None
+    size = header["blob"]
+    if not isinstance(size, int) or isinstance(size, bool) or size < 0:
+        raise FrameError(f"bad blob size {size!r}")
+    if size > max_blob:
+        raise FrameError(f"blob of {size} bytes exceeds the allowed {max_blob}")
+    return header, _read_exact(src, size, "a blob")
+
+
+def open_reader(fd: int) -> BinaryIO:
+    return os.fdopen(fd, "rb", buffering=1 << 16)
+
+
+def open_writer(fd: int) -> BinaryIO:
+    return os.fdopen(fd, "wb", buffering=1 << 16)

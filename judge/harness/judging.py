@@ -1,0 +1,1102 @@
+"""judge_job(): the trusted parent's side of judging one submission (DESIGN.md section 4).
+
+The parent holds the secret, derives per-case seeds, computes float64 references, starts the
+sandboxed child (which alone runs submitted code), and turns the child's raw observations into a
+verdict: it compares every output it receives, recomputes input checksums from its own inputs,
+computes the timing statistics from raw per-call times, and applies the drain, floor, profiler
+and wall-clock rules. Nothing the child says about itself is taken as a verdict.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import logging
+import math
+import os
+import queue
+import random
+import shutil
+import sys
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from judge import spec as specmod
+from judge.harness import framing, launch, source_checks
+from judge.harness.config import JudgeConfig, default_config
+from judge.harness.errors import scrub_paths, trim
+from judge.harness.seeds import bench_case_key, derive_seed, test_case_key
+from judge.harness.stats import geometric_mean, summarize
+from judge.protocol import (
+    MAX_SOURCE_BYTES,
+    CaseResult,
+    JudgeJob,
+    KernelDigest,
+    Mismatch,
+    Progress,
+    ProtocolError,
+    Report,
+    ShapeTiming,
+)
+
+log = logging.getLogger("judge.harness")
+
+ProgressFn = Callable[[Progress], None]
+KERNEL_LANGUAGES = ("triton", "cuda", "cupy")
+CHILD_ERROR_VERDICTS = ("compile_error", "runtime_error", "memory_limit", "internal_error")
+CPU_CUDA_MESSAGE = "CUDA C++ needs a GPU host; compiled OK, not run (this host has no GPU)"
+
+
+class Finished(Exception):
+    """The verdict is known; stop the child and report."""
+
+
+class ForgedFrame(Exception):
+    pass
+
+
+def judge_job(
+    job: JudgeJob | dict[str, Any],
+    *,
+    on_progress: ProgressFn | None = None,
+    config: JudgeConfig | None = None,
+) -> Report:
+    """Judge one submission. Never raises for anything the submission does."""
+    began = time.monotonic()
+    config = config or default_config()
+    if isinstance(job, dict):
+        try:
+            job = JudgeJob.from_dict(job)
+        except ProtocolError as exc:
+            raw = job
+            job = JudgeJob(
+                submission_id=str(raw.get("submission_id", "")),
+                attempt=int(raw.get("attempt", 0) or 0),
+                problem=str(raw.get("problem", "")),
+                language=str(raw.get("language", "")),
+                source=str(raw.get("source", "")),
+                mode=str(raw.get("mode", "test")),
+            )
+            report = _empty_report(job)
+            report.verdict = "rejected"
+            report.message = str(exc)
+            return report
+    judging = Judging(job, config, on_progress, began)
+    try:
+        report = judging.run()
+    except Exception:
+        log.exception("internal error judging submission %s attempt %s", job.submission_id, job.attempt)
+        report = judging.report
+        report.verdict = "internal_error"
+        report.ranked = False
+        report.message = (
+            "The judge failed on its side (the details are in the worker log); this is not a verdict on your code."
+        )
+    finally:
+        judging.cleanup()
+    report.elapsed_s = round(time.monotonic() - began, 3)
+    _sanitize(report)
+    judging.progress("done", 1, 1, report.verdict)
+    return report
+
+
+def _empty_report(job: JudgeJob) -> Report:
+    return Report(
+        submission_id=job.submission_id,
+        attempt=job.attempt,
+        problem=job.problem,
+        language=job.language,
+        mode=job.mode,
+        verdict="internal_error",
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Trusted references.
+
+_reference_modules: dict[tuple[str, str], Any] = {}
+
+
+def reference_module(spec: specmod.ProblemSpec) -> Any:
+    key = (spec.slug, spec.content_hash)
+    module = _reference_modules.get(key)
+    if module is None:
+        path = spec.reference_dir / "reference.py"
+        loader_spec = importlib.util.spec_from_file_location(f"gridstride_reference_{spec.slug}", path)
+        if loader_spec is None or loader_spec.loader is None:
+            raise RuntimeError(f"cannot load {path}")
+        module = importlib.util.module_from_spec(loader_spec)
+        loader_spec.loader.exec_module(module)
+        _reference_modules[key] = module
+    return module
+
+
+@dataclass
+class Expected:
+    outputs: dict[str, Any]
+    checksums: list[str]
+
+
+@dataclass
+class ShapeState:
+    name: str
+    sizes: dict[str, int]
+    pool_seeds: list[int]
+    pool_size: int = 0
+    flush_bytes: int = 0
+    timing_started: float | None = None
+    times: dict[str, Any] | None = None
+    times_received: float | None = None
+    kernels: list[list[Any]] = field(default_factory=list)
+    checked_final: bool = False
+
+
+class Judging:
+    def __init__(self, job: JudgeJob, config: JudgeConfig, on_progress: ProgressFn | None, began: float) -> None:
+        self.job = job
+        self.config = config
+        self.on_progress = on_progress
+        self.began = began
+        self.report = _empty_report(job)
+        self.job_dir: Path | None = None
+        self.spec: specmod.ProblemSpec | None = None
+        self.stage_text = "starting"
+        self.child: launch.Child | None = None
+        self.clock_samples: list[dict[str, float]] = []
+        # decided: the verdict is final. wrong: a correctness case failed (the remaining cases
+        # still run so the report lists them all; the first failure keeps the verdict).
+        self.decided = False
+        self.wrong = False
+
+    # -- helpers ------------------------------------------------------------------------------
+
+    def progress(self, stage: str, done: int = 0, total: int = 0, detail: str = "") -> None:
+        if self.on_progress is None:
+            return
+        try:
+            self.on_progress(
+                Progress(
+                    submission_id=self.job.submission_id,
+                    attempt=self.job.attempt,
+                    stage=stage,
+                    done=done,
+                    total=total,
+                    detail=detail,
+                    elapsed_s=round(time.monotonic() - self.began, 3),
+                )
+            )
+        except Exception:
+            log.exception("on_progress failed (ignored)")
+
+    def finish(self, verdict: str, message: str) -> Report:
+        if self.wrong and verdict not in ("rejected", "internal_error"):
+            self.report.message += f"; afterwards: {message}"
+        else:
+            self.report.verdict = verdict
+            self.report.message = message
+        self.decided = True
+        self.report.ranked = False
+        return self.report
+
+    def cleanup(self) -> None:
+        if self.child is not None:
+            self.child.kill()
+            self.child.close_channels()
+        if self.job_dir is not None and self.job_dir.exists():
+            # The source directory was made read-only for the child; the parent owns it. rmtree
+            # does not follow symlinks (fd-based on Linux), so nothing planted is followed.
+            with contextlib.suppress(OSError):
+                os.chmod(self.job_dir / "src", 0o755)
+            shutil.rmtree(self.job_dir, ignore_errors=True)
+
+    # -- the run ------------------------------------------------------------------------------
+
+    def run(self) -> Report:
+        job, config, report = self.job, self.config, self.report
+        if config.system is None:
+            config.system = _static_system(config)
+        report.system = dict(config.system)
+        if job.mode not in ("test", "benchmark", "profile"):
+            return self.finish("rejected", f"unknown mode {job.mode!r}: one of test, benchmark, profile")
+        if len(job.source.encode("utf-8", errors="replace")) > MAX_SOURCE_BYTES:
+            return self.finish(
+                "rejected",
+                f"the source is larger than {MAX_SOURCE_BYTES // 1024} KiB; submissions are limited to that size",
+            )
+        if job.language not in specmod.LANGUAGES:
+            return self.finish("rejected", f"unknown language {job.language!r}: one of {', '.join(specmod.LANGUAGES)}")
+        try:
+            spec = specmod.load(job.problem)
+        except specmod.ProblemError as exc:
+            if specmod.SLUG_RE.match(job.problem or "") and (specmod.PROBLEMS_DIR / job.problem).is_dir():
+                log.error("problem %s does not load on this worker: %s", job.problem, exc)
+                return self.finish("internal_error", f"the problem {job.problem!r} is broken on this judge host")
+            return self.finish("rejected", f"unknown problem {job.problem!r}")
+        self.spec = spec
+        report.content_hash = spec.content_hash
+        if job.content_hash and job.content_hash != spec.content_hash:
+            return self.finish(
+                "internal_error",
+                f"problem version mismatch: the site expects {job.content_hash}, this judge has {spec.content_hash} "
+                "(the worker needs the same problem files as the site)",
+            )
+        if job.language not in spec.languages:
+            return self.finish(
+                "rejected", f"{spec.title} does not accept {job.language}; use one of {', '.join(spec.languages)}"
+            )
+        findings = source_checks.find_forbidden(job.source, job.language, spec.forbidden.get(job.language, ()))
+        if findings:
+            first = findings[0]
+            listed = ", ".join(sorted({f.needle for f in findings}))
+            return self.finish(
+                "rejected",
+                f"forbidden for {job.language} in this problem: {listed} (solution{specmod.SOURCE_SUFFIX[job.language]}:"
+                f"{first.line}: {first.text}); write the computation yourself",
+            )
+        if config.device == "cpu" and job.language == "cupy":
+            return self.finish("rejected", "CuPy needs a GPU host; this host has no GPU, so it was not run")
+        if job.language == "cuda":
+            params = source_checks.cuda_solve_parameters(job.source)
+            expected = spec.signature()
+            if params is None:
+                report.compile_log = 'no extern "C" void solve(...) found in solution.cu'
+                return self.finish(
+                    "compile_error",
+                    f'solution.cu must define extern "C" void solve({", ".join(expected)}) (device pointers, then ints)',
+                )
+            if len(params) != len(expected):
+                return self.finish(
+                    "compile_error",
+                    f"wrong signature: solve must take {len(expected)} parameters ({', '.join(expected)}): "
+                    f"device pointers for the tensors, then int sizes; yours takes {len(params)}",
+                )
+
+        report.ceilings = config.get_ceilings()
+        self.make_job_dir()
+        library: Path | None = None
+        if job.language == "cuda":
+            library = self.compile()
+            if library is None:
+                return report
+            if config.device == "cpu":
+                return self.finish("rejected", CPU_CUDA_MESSAGE)
+
+        if job.mode != "test":
+            self.time_baselines()
+        self.run_child(library)
+        if report.verdict == "accepted" and job.mode == "profile":
+            self.profile(library)
+        return report
+
+    def make_job_dir(self) -> None:
+        base = self.config.work_dir
+        base.mkdir(parents=True, exist_ok=True)
+        with contextlib.suppress(OSError):
+            os.chmod(base, 0o755)
+        import tempfile
+
+        self.job_dir = Path(tempfile.mkdtemp(prefix="job-", dir=base))
+        os.chmod(self.job_dir, 0o755)
+        src = self.job_dir / "src"
+        src.mkdir()
+        suffix = specmod.SOURCE_SUFFIX[self.job.language]
+        self.source_file = src / f"solution{suffix}"
+        self.source_file.write_text(self.job.source, encoding="utf-8")
+        os.chmod(self.source_file, 0o444)
+        os.chmod(src, 0o555)
+        self.scratch = self.job_dir / "scratch"
+        self.scratch.mkdir(mode=0o700)
+
+    def child_env(self) -> dict[str, str]:
+        env = {
+            "PATH": os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin"),
+            "PYTHONPATH": str(specmod.REPO_ROOT),
+            "PYTHONDONTWRITEBYTECODE": "1",
+            "PYTHONUNBUFFERED": "1",
+            "PYTHONHASHSEED": "0",
+            "LANG": "C.UTF-8",
+            "HOME": str(self.scratch),
+            "TMPDIR": str(self.scratch),
+            "TRITON_CACHE_DIR": str(self.scratch / "triton"),
+            "CUPY_CACHE_DIR": str(self.scratch / "cupy"),
+            "GRIDSTRIDE_DEVICE": self.config.device,
+        }
+        for passthrough in ("LD_LIBRARY_PATH", "CUDA_HOME", "CUDA_PATH", "TRITON_PTXAS_PATH"):
+            if passthrough in os.environ:
+                env[passthrough] = os.environ[passthrough]
+        if self.config.device == "cpu":
+            env["TRITON_INTERPRET"] = "1"
+            env["CUDA_VISIBLE_DEVICES"] = ""
+        return env
+
+    # -- CUDA compilation ---------------------------------------------------------------------
+
+    def compile(self) -> Path | None:
+        from judge.harness import compile as cc
+
+        assert self.spec is not None
+        self.progress("compiling", 0, 1, "nvcc")
+        if self.config.device == "cpu" and cc.find_nvcc() is None:
+            self.finish(
+                "rejected", "CUDA C++ needs a GPU host; nvcc is not installed here either, so it was not compiled"
+            )
+            return None
+        outcome = cc.compile_cuda(
+            self.job.source,
+            source_file=self.source_file,
+            arch=cc.gpu_arch(self.config.device),
+            cache_dir=self.config.cache_dir,
+            seconds=self.spec.limits.compile_seconds,
+            env=self.child_env(),
+            gpu=None,
+        )
+        self.report.compile_log = outcome.log
+        self.report.system["compile"] = {"cached": outcome.cached, "seconds": round(outcome.seconds, 3)}
+        if outcome.verdict is not None:
+            if outcome.verdict == "internal_error":
+                log.error("compile failed on the judge's side: %s %s", outcome.message, outcome.log)
+            self.finish(outcome.verdict, outcome.message)
+            return None
+        return outcome.library
+
+    # -- baselines ----------------------------------------------------------------------------
+
+    def benchmark_cases(self) -> tuple[specmod.Case, ...]:
+        assert self.spec is not None
+        return self.spec.benchmarks if self.config.device == "cuda" else self.spec.cpu_benchmarks
+
+    def time_baselines(self) -> None:
+        """Median time of the problem's plain-torch baseline per shape, once per worker."""
+        assert self.spec is not None
+        module = reference_module(self.spec)
+        baseline = getattr(module, "baseline", None)
+        if baseline is None:
+            return
+        for case in self.benchmark_cases():
+            key = (self.spec.slug, self.spec.ranking_hash, case.name)
+            if key in self.config.baseline_cache:
+                continue
+            try:
+                self.config.baseline_cache[key] = _time_baseline(module, baseline, case, self.config)
+            except Exception:
+                log.exception("timing the baseline of %s/%s failed; speedup left empty", self.spec.slug, case.name)
+                self.config.baseline_cache[key] = None
+
+    # -- the child ----------------------------------------------------------------------------
+
+    def child_job(self, library: Path | None) -> dict[str, Any]:
+        assert self.spec is not None
+        spec, job, config = self.spec, self.job, self.config
+        device = config.device
+        cases = [c for c in spec.tests if device == "cuda" or not c.gpu_only]
+        self.cases = cases
+        benches = list(self.benchmark_cases()) if job.mode != "test" else []
+        self.shapes = [
+            ShapeState(
+                name=c.name,
+                sizes=dict(c.sizes),
+                pool_seeds=[
+                    derive_seed(config.secret, job.seed, bench_case_key(c.name), k) for k in range(config.pool_sets)
+                ],
+            )
+            for c in benches
+        ]
+        policy = config.timing_policy()
+        if benches:
+            per_shape = 0.5 * spec.limits.benchmark_seconds / len(benches)
+            policy.max_seconds = min(policy.max_seconds, per_shape)
+            policy.warmup_seconds = min(policy.warmup_seconds, per_shape)
+        tensors = spec.inputs + spec.outputs
+
+        def shapes(sizes: dict[str, int]) -> dict[str, list[int]]:
+            return {t.name: list(t.concrete_shape(sizes)) for t in tensors}
+
+        return {
+            "language": job.language,
+            "device": device,
+            "source_path": str(library if library is not None else self.source_file),
+            "shown_as": f"solution{specmod.SOURCE_SUFFIX[job.language]}",
+            "signature": spec.signature(),
+            "inputs": [{"name": t.name, "dtype": t.dtype} for t in spec.inputs],
+            "outputs": [{"name": t.name, "dtype": t.dtype} for t in spec.outputs],
+            "sizes": list(spec.sizes),
+            "reference_path": str(spec.reference_dir / "reference.py"),
+            "cases": [
+                {
+                    "name": c.name,
+                    "sizes": dict(c.sizes),
+                    "seed": derive_seed(config.secret, job.seed, test_case_key(c.name), 0),
+                    "shapes": shapes(c.sizes),
+                }
+                for c in cases
+            ],
+            "benchmarks": [
+                {"name": s.name, "sizes": s.sizes, "pool_seeds": s.pool_seeds, "shapes": shapes(s.sizes)}
+                for s in self.shapes
+            ],
+            "policy": policy.as_dict(),
+            "order_seed": derive_seed(config.secret, job.seed, "order", 0),
+            "pool_memory_fraction": config.pool_memory_fraction,
+            "profile_kernels": device == "cuda" and job.language in KERNEL_LANGUAGES,
+        }
+
+    def limit_seconds(self) -> float:
+        assert self.spec is not None
+        limits = self.spec.limits
+        return float(limits.test_seconds if self.job.mode == "test" else limits.benchmark_seconds)
+
+    def readable_paths(self, library: Path | None) -> tuple[Path, ...]:
+        assert self.spec is not None
+        paths = [self.source_file.parent, specmod.REPO_ROOT / "judge", self.spec.reference_dir]
+        if library is not None:
+            paths.append(library)
+        return tuple(paths)
+
+    def run_child(self, library: Path | None) -> None:
+        assert self.spec is not None
+        child_job = self.child_job(library)
+        self.max_blob = max(
+            [_outputs_bytes(self.spec, c.sizes) for c in self.cases]
+            + [_outputs_bytes(self.spec, s.sizes) for s in self.shapes]
+            + [0]
+        )
+        limit = self.limit_seconds()
+        self.deadline = time.monotonic() + limit
+        self.progress("testing", 0, len(self.cases), "starting")
+        self.stage_text = "starting the judge process"
+        argv = [sys.executable, "-m", "judge.harness.child"]
+        self.child = launch.start(
+            argv,
+            limits=launch.RunLimits(
+                wall_seconds=limit,
+                memory_bytes=self.spec.limits.host_memory_mb << 20,
+                max_output_bytes=64 << 10,
+            ),
+            env=self.child_env(),
+            cwd=self.scratch,
+            gpu=self.config.gpu_index if self.config.device == "cuda" else None,
+            readable=self.readable_paths(library),
+        )
+        assert self.child.job_out is not None and self.child.results_in is not None
+        frames: queue.Queue[tuple[float, dict[str, Any] | None, Any]] = queue.Queue()
+        reader = threading.Thread(target=_read_frames, args=(self.child.results_in, frames, self.max_blob), daemon=True)
+        reader.start()
+        self.case_results: list[CaseResult | None] = [None] * len(self.cases)
+        self.pending: dict[str, Any] = {}
+        self.completed = False
+        try:
+            framing.write_frame(self.child.job_out, child_job)
+            self.loop(frames)
+        except Finished:
+            pass
+        except BrokenPipeError:
+            pass  # the child died before reading its job: the exit status explains
+        except ForgedFrame as exc:
+            self.finish(
+                "rejected",
+                f"the judge's result channel carried a malformed message ({exc}); submissions must not write to the judge's file descriptors",
+            )
+        self.child.kill()
+        exit_ = self.child.wait(timeout=10)
+        self.child.close_channels()
+        self.record_output(exit_)
+        if not self.decided:
+            if self.completed:
+                self.conclude()
+            else:
+                self.explain_exit(exit_)
+
+    def record_output(self, exit_: launch.Exit) -> None:
+        replacements = {str(self.job_dir) + "/src/": "", str(self.job_dir): "<job>"}
+        self.report.stdout = trim(scrub_paths(exit_.stdout, replacements), 64 << 10)
+        stderr = scrub_paths(exit_.stderr, replacements)
+        self.report.stderr = trim(stderr, 64 << 10)
+        if self.report.verdict == "internal_error":
+            log.error("child stderr for %s:\n%s", self.job.submission_id, exit_.stderr[-8000:])
+
+    def explain_exit(self, exit_: launch.Exit) -> None:
+        where = self.stage_text
+        if exit_.limit_hit == "wall":
+            self.finish(
+                "time_limit",
+                f"time limit: the {self.limit_seconds():g} s limit of {self.job.mode} mode ran out while {where}",
+            )
+        elif exit_.limit_hit == "memory":
+            self.finish(
+                "memory_limit",
+                f"memory limit: the process exceeded {self.spec.limits.host_memory_mb if self.spec else '?'} MB while {where}",
+            )
+        elif exit_.signal is not None:
+            import signal as signals
+
+            try:
+                name = signals.Signals(exit_.signal).name
+            except ValueError:
+                name = f"signal {exit_.signal}"
+            if exit_.signal == signals.SIGKILL and exit_.limit_hit is None:
+                self.finish("memory_limit", f"the process was killed ({name}) while {where}, most likely for memory")
+            else:
+                self.finish("runtime_error", f"the process crashed ({name}) while {where}")
+        else:
+            self.finish(
+                "runtime_error", f"the process exited (status {exit_.exit_code}) before finishing, while {where}"
+            )
+
+    def next_frame(
+        self, frames: queue.Queue[tuple[float, dict[str, Any] | None, Any]]
+    ) -> tuple[float, dict[str, Any], Any]:
+        remaining = self.deadline - time.monotonic()
+        if remaining <= 0:
+            raise TimeoutError
+        try:
+            arrived, header, blob = frames.get(timeout=remaining)
+        except queue.Empty:
+            raise TimeoutError from None
+        if header is None:
+            if isinstance(blob, framing.ChannelClosed):
+                raise EOFError
+            raise ForgedFrame(str(blob))
+        return arrived, header, blob
+
+    def loop(self, frames: queue.Queue[tuple[float, dict[str, Any] | None, Any]]) -> None:
+        assert self.child is not None
+        while True:
+            try:
+                arrived, header, blob = self.next_frame(frames)
+            except TimeoutError:
+                self.child.kill("wall")
+                self.finish(
+                    "time_limit",
+                    f"time limit: the {self.limit_seconds():g} s limit of {self.job.mode} mode ran out while {self.stage_text}",
+                )
+                raise Finished from None
+            except EOFError:
+                return  # the exit status explains
+            kind = header.get("kind")
+            if kind == "stage":
+                self.on_stage(header)
+            elif kind == "output":
+                self.on_output(header, blob)
+            elif kind == "checked":
+                self.on_checked(header)
+            elif kind == "kernels":
+                self.on_kernels(header)
+            elif kind == "pool":
+                shape = self.shape_of(header)
+                shape.pool_size = _int(header, "size", 1, len(shape.pool_seeds))
+                shape.flush_bytes = _int(header, "flush_bytes", 0, 1 << 40)
+            elif kind == "timing_start":
+                shape = self.shape_of(header)
+                shape.timing_started = arrived
+                self.sample_clocks_soon(shape)
+            elif kind == "times":
+                shape = self.shape_of(header)
+                shape.times = header
+                shape.times_received = arrived
+                self.on_times(shape)
+            elif kind == "await":
+                self.send_go(not self.decided and not self.wrong)
+            elif kind == "violation":
+                self.finish("rejected", f"rule broken ({_text(header, 'rule')}): {_text(header, 'message')}")
+                raise Finished
+            elif kind == "error":
+                verdict = header.get("verdict")
+                if verdict not in CHILD_ERROR_VERDICTS:
+                    raise ForgedFrame(f"unknown error verdict {verdict!r}")
+                message = trim(_text(header, "message"))
+                if verdict == "internal_error":
+                    log.error("the child reported an internal error for %s: %s", self.job.submission_id, message)
+                    message = "The judge failed on its side (the details are in the worker log); this is not a verdict on your code."
+                self.finish(verdict, message)
+                raise Finished
+            elif kind == "done":
+                self.completed = True
+                if not self.decided:
+                    self.conclude()
+                return
+            else:
+                raise ForgedFrame(f"unknown frame kind {kind!r}")
+
+    def send_go(self, go: bool) -> None:
+        assert self.child is not None and self.child.job_out is not None
+        self.free_device_memory()
+        with contextlib.suppress(BrokenPipeError, OSError):
+            framing.write_frame(self.child.job_out, {"go": go})
+        if not go:
+            # A verdict is known (e.g. a wrong answer): no benchmark.
+            self.conclude()
+            raise Finished
+
+    def free_device_memory(self) -> None:
+        if self.config.device == "cuda":
+            import torch
+
+            torch.cuda.empty_cache()
+
+    # -- frame handlers -----------------------------------------------------------------------
+
+    def on_stage(self, header: dict[str, Any]) -> None:
+        stage = header.get("stage")
+        if stage not in ("testing", "benchmarking"):
+            raise ForgedFrame(f"unknown stage {stage!r}")
+        done = _int(header, "done", 0, 10**6)
+        total = _int(header, "total", 0, 10**6)
+        detail = _text(header, "detail")[:200]
+        noun = "case" if stage == "testing" else "shape"
+        self.stage_text = f"{stage} {noun} {done + 1}/{total} ({detail})"
+        self.progress(stage, done, total, detail)
+
+    def on_output(self, header: dict[str, Any], blob: Any) -> None:
+        name = _text(header, "name")
+        if blob is None or not any(t.name == name for t in self.spec.outputs):  # type: ignore[union-attr]
+            raise ForgedFrame(f"unexpected output frame {name!r}")
+        self.pending[name] = blob
+
+    def where(self, header: dict[str, Any]) -> tuple[str, int, int]:
+        if "case" in header:
+            return "case", _int(header, "case", 0, len(self.cases) - 1), 0
+        shape_index = _int(header, "shape", 0, len(self.shapes) - 1)
+        return "shape", shape_index, _int(header, "set", 0, self.config.pool_sets - 1)
+
+    def shape_of(self, header: dict[str, Any]) -> ShapeState:
+        return self.shapes[_int(header, "shape", 0, len(self.shapes) - 1)]
+
+    def expected_for(self, seed: int, sizes: dict[str, int]) -> Expected:
+        assert self.spec is not None
+        module = reference_module(self.spec)
+        from judge.harness.tensors import checksum
+
+        inputs = module.generate_inputs(seed=seed, device=self.config.device, **sizes)
+        checksums = [checksum(inputs[t.name]) for t in self.spec.inputs]
+        outputs = module.reference(**inputs, **sizes)
+        del inputs
+        return Expected(outputs=outputs, checksums=checksums)
+
+    def on_checked(self, header: dict[str, Any]) -> None:
+        assert self.spec is not None
+        from judge.harness.tensors import compare, from_bytes, nbytes
+
+        spec = self.spec
+        kind, index, set_index = self.where(header)
+        if kind == "case":
+            case = self.cases[index]
+            sizes, label = dict(case.sizes), case.name
+            seed = derive_seed(self.config.secret, self.job.seed, test_case_key(case.name), 0)
+        else:
+            shape = self.shapes[index]
+            if set_index >= max(shape.pool_size, 1):
+                raise ForgedFrame("checked set outside the pool")
+            if shape.times is not None:
+                if set_index != shape.times["sets"][-1]:
+                    raise ForgedFrame("the final output is not from the final timed call's set")
+                shape.checked_final = True
+            sizes, label = dict(shape.sizes), f"benchmark {shape.name} (input set {set_index})"
+            seed = shape.pool_seeds[set_index]
+        expected = self.expected_for(seed, sizes)
+        reported = header.get("checksums")
+        if reported != expected.checksums:
+            self.finish(
+                "rejected",
+                f"rule broken (inputs-modified): the inputs after solve() differ from the inputs the judge generated ({label}); "
+                "inputs are read-only",
+            )
+            raise Finished
+        results = []
+        for tensor in spec.outputs:
+            shape_ = tensor.concrete_shape(sizes)
+            blob = self.pending.pop(tensor.name, None)
+            if blob is None or len(blob) != nbytes(tensor.dtype, shape_):
+                raise ForgedFrame(f"output {tensor.name} missing or of the wrong size for {label}")
+            got = from_bytes(blob, tensor.dtype, shape_, self.config.device)
+            ref = expected.outputs.get(tensor.name)
+            if ref is None or tuple(ref.shape) != shape_:
+                raise RuntimeError(f"the reference of {spec.slug} gave no {tensor.name} of shape {shape_}")
+            tol = spec.tolerance
+            comparison = compare(
+                ref,
+                got,
+                atol=tol.atol,
+                rtol=tol.rtol,
+                atol_rms=tol.atol_rms,
+                rel_l2=tol.rel_l2,
+                dtype_name=tensor.dtype,
+            )
+            results.append((tensor.name, comparison))
+            del got
+        del expected
+        if self.pending:
+            raise ForgedFrame(f"unexpected outputs {sorted(self.pending)}")
+        result = _case_result(label, sizes, results, spec.tolerance, bool(header.get("returned")))
+        if kind == "case":
+            self.case_results[index] = result
+            self.report.cases = [r for r in self.case_results if r is not None]
+            if not result.passed and not self.wrong:
+                self.wrong = True
+                self.report.verdict = "wrong_answer"
+                self.report.message = f"wrong answer on case {label!r} ({_sizes_text(sizes)}): {result.message}"
+        elif not result.passed:
+            self.report.cases.append(result)
+            self.finish("wrong_answer", f"wrong answer on {label} ({_sizes_text(sizes)}): {result.message}")
+            raise Finished
+
+    def on_kernels(self, header: dict[str, Any]) -> None:
+        shape = self.shape_of(header)
+        names = header.get("names")
+        if not isinstance(names, list) or not all(
+            isinstance(n, list) and len(n) == 2 and isinstance(n[0], str) for n in names
+        ):
+            raise ForgedFrame("bad kernel list")
+        shape.kernels = names
+        if not self.report.kernels:
+            self.report.kernels = [
+                KernelDigest(name=n[:500], duration_us=float(t) if isinstance(t, int | float) else None)
+                for n, t in sorted(names, key=lambda x: -float(x[1] or 0))
+            ]
+        if self.job.language not in KERNEL_LANGUAGES:
+            return
+        library = source_checks.library_kernels([n for n, _ in names])
+        if library:
+            self.finish(
+                "rejected",
+                f"rule broken (library-compute): library kernels did the work on shape {shape.name}: "
+                f"{', '.join(n[:120] for n in library[:5])}. In a {self.job.language} submission the computation "
+                "must run in your own kernels",
+            )
+            raise Finished
+        if not names:
+            self.finish(
+                "rejected",
+                f"rule broken (no-kernel): solve() launched no GPU kernel on shape {shape.name}; the computation must run in your own kernels",
+            )
+            raise Finished
+
+    def on_times(self, shape: ShapeState) -> None:
+        times = shape.times or {}
+        values = times.get("times_us")
+        sets = times.get("sets")
+        drains = times.get("drains_us")
+        if not (isinstance(values, list) and isinstance(sets, list) and isinstance(drains, list)):
+            raise ForgedFrame("bad times frame")
+        if not values or len(values) != len(sets) or len(values) != len(drains):
+            raise ForgedFrame("times, sets and drains differ in length")
+        if not all(isinstance(v, int | float) and math.isfinite(v) and v > 0 for v in values):
+            raise ForgedFrame("times must be positive finite numbers")
+        if not all(isinstance(s, int) and 0 <= s < max(shape.pool_size, 1) for s in sets):
+            raise ForgedFrame("a timed call used a set outside the pool")
+        if shape.timing_started is None or shape.times_received is None:
+            raise ForgedFrame("times without a timing start")
+        span_us = (shape.times_received - shape.timing_started) * 1e6
+        total_us = math.fsum(values)
+        if total_us > span_us * 1.01 + 200.0:
+            self.finish(
+                "rejected",
+                f"rule broken (timing-consistency): the reported times add up to {total_us:.0f} us but the timing phase of "
+                f"shape {shape.name} lasted {span_us:.0f} us on the judge's clock",
+            )
+            raise Finished
+        if self.config.device == "cuda":
+            slow = [
+                (d, t)
+                for d, t in zip(drains, values, strict=True)
+                if d > max(self.config.drain_abs_us, self.config.drain_rel * t)
+            ]
+            if len(slow) > max(2, self.config.drain_tolerated_share * len(values)):
+                worst_drain, its_time = max(slow)
+                self.finish(
+                    "rejected",
+                    f"rule broken (hidden-work): on shape {shape.name}, {len(slow)} of {len(values)} timed calls left work "
+                    f"running after solve() returned (the device took up to {worst_drain:.0f} us to drain after a "
+                    f"{its_time:.0f} us call). Work must be launched on the default stream and finish within the call",
+                )
+                raise Finished
+        summary = summarize(values)
+        floor_us = self.floor_us(shape.sizes)
+        if floor_us > 0 and summary.median < self.config.floor_factor * floor_us:
+            self.finish(
+                "rejected",
+                f"rule broken (impossible-time): shape {shape.name} median {summary.median:.2f} us is below "
+                f"{self.config.floor_factor:.0%} of the roofline floor {floor_us:.2f} us (the least time the bytes "
+                "and FLOPs need on this GPU); results must be computed on every call, not reused",
+            )
+            raise Finished
+
+    def floor_us(self, sizes: dict[str, int]) -> float:
+        assert self.spec is not None
+        ceilings = self.report.ceilings
+        if self.config.device != "cuda" or not ceilings:
+            return 0.0
+        cost = self.spec.cost
+        memory_s = cost.bytes_for(sizes) / (ceilings["dram_gbps"] * 1e9)
+        roof = ceilings["bf16_tflops"] if cost.compute_roof == "bf16_tensor" else ceilings["fp32_tflops"]
+        compute_s = cost.flops_for(sizes) / (roof * 1e12)
+        return max(memory_s, compute_s) * 1e6
+
+    def sample_clocks_soon(self, shape: ShapeState) -> None:
+        if self.config.device != "cuda":
+            return
+
+        def sample() -> None:
+            from judge.harness.sysinfo import clocks
+
+            if shape.times is None:
+                found = clocks(self.config.gpu_index)
+                if found:
+                    self.clock_samples.append({"shape": shape.name, **found})  # type: ignore[dict-item]
+
+        timer = threading.Timer(0.3, sample)
+        timer.daemon = True
+        timer.start()
+
+    # -- the verdict --------------------------------------------------------------------------
+
+    def conclude(self) -> None:
+        """All frames are in: the verdict of a run that ended normally."""
+        report = self.report
+        if self.decided:
+            return
+        self.decided = True
+        if self.wrong:
+            report.ranked = False
+            return
+        if any(r is None for r in self.case_results) or any(
+            s.times is None or not s.checked_final for s in self.shapes
+        ):
+            # Only a forged "done" (written by the submission to the judge's channel) gets here.
+            self.decided = False
+            self.finish(
+                "rejected",
+                "the judge's result channel ended before every case and shape was reported; "
+                "submissions must not write to the judge's file descriptors",
+            )
+            return
+        if not self.shapes:
+            report.verdict = "accepted"
+            report.message = f"all {len(self.cases)} cases passed"
+            if self.job.mode != "test" and self.config.device == "cpu":
+                report.message += " (this problem has no CPU benchmark shapes)"
+            return
+        timings = []
+        for shape in self.shapes:
+            timings.append(self.shape_timing(shape))
+        report.benchmarks = timings
+        report.score_us = round(geometric_mean([t.median_us for t in timings]), 4)
+        sols = [t.sol_pct for t in timings if t.sol_pct > 0]
+        report.sol_pct = round(geometric_mean(sols), 2) if len(sols) == len(timings) and sols else None
+        report.verdict = "accepted"
+        report.ranked = self.config.device == "cuda"
+        if self.clock_samples:
+            report.system["clocks_during_timing"] = self.clock_samples
+            sm = sorted(s["sm_clock_mhz"] for s in self.clock_samples)
+            report.system["sm_clock_mhz"] = sm[len(sm) // 2]
+            report.system["mem_clock_mhz"] = self.clock_samples[-1].get("mem_clock_mhz")
+        report.system["l2_flush_bytes"] = self.shapes[0].flush_bytes
+        report.system["pool_sets"] = {s.name: s.pool_size for s in self.shapes}
+        note = "" if report.ranked else " (CPU host: unranked)"
+        report.message = f"all {len(self.cases)} cases passed; score {report.score_us:.3f} us (geometric mean of {len(timings)} shapes){note}"
+
+    def shape_timing(self, shape: ShapeState) -> ShapeTiming:
+        assert self.spec is not None and shape.times is not None
+        summary = summarize(shape.times["times_us"])
+        flops = self.spec.cost.flops_for(shape.sizes)
+        nbytes = self.spec.cost.bytes_for(shape.sizes)
+        floor = self.floor_us(shape.sizes)
+        baseline = self.config.baseline_cache.get((self.spec.slug, self.spec.ranking_hash, shape.name))
+        return ShapeTiming(
+            name=shape.name,
+            sizes=shape.sizes,
+            n=summary.n,
+            median_us=round(summary.median, 4),
+            mean_us=round(summary.mean, 4),
+            p10_us=round(summary.p10, 4),
+            p90_us=round(summary.p90, 4),
+            min_us=round(summary.min, 4),
+            ci_low_us=round(summary.ci_low, 4),
+            ci_high_us=round(summary.ci_high, 4),
+            flops=flops,
+            bytes=nbytes,
+            gbps=round(nbytes / (summary.median * 1e-6) / 1e9, 2),
+            tflops=round(flops / (summary.median * 1e-6) / 1e12, 4),
+            sol_pct=round(floor / summary.median * 100.0, 2) if floor > 0 else 0.0,
+            floor_us=round(floor, 4),
+            reference_median_us=round(baseline, 4) if baseline else None,
+            speedup_vs_reference=round(baseline / summary.median, 3) if baseline else None,
+        )
+
+    # -- profile mode -------------------------------------------------------------------------
+
+    def profile(self, library: Path | None) -> None:
+        from judge.harness import ncu
+
+        report = self.report
+        if self.config.device != "cuda":
+            report.message += "; profile: Nsight Compute needs a GPU host (not run)"
+            return
+        self.progress("profiling", 0, 1, "ncu")
+        exe = ncu.find_ncu()
+        version = ncu.ncu_works(exe) if exe else None
+        if version is None:
+            report.message += "; profile: ncu is not available on this judge host (benchmark only)"
+            return
+        report.system["ncu"] = version
+        job = self.child_job(library)
+        job["ncu"] = True
+        job_file = self.job_dir / "ncu-job.json"  # type: ignore[operator]
+        import json
+
+        job_file.write_text(json.dumps(job))
+        os.chmod(job_file, 0o444)
+        assert self.spec is not None
+        child = launch.start(
+            [*ncu.command(exe), sys.executable, "-m", "judge.harness.child", "--job-file", str(job_file)],
+            limits=launch.RunLimits(wall_seconds=self.spec.limits.benchmark_seconds, max_output_bytes=4 << 20),
+            env=self.child_env(),
+            cwd=self.scratch,
+            gpu=self.config.gpu_index,
+            readable=(*self.readable_paths(library), job_file),
+            channels=False,
+        )
+        exit_ = child.wait(timeout=self.spec.limits.benchmark_seconds)
+        kernels = ncu.parse(exit_.stdout)
+        if exit_.exit_code != 0 or not kernels:
+            tail = trim(scrub_paths((exit_.stdout + exit_.stderr)[-1500:], {str(self.job_dir): "<job>"}), 1500)
+            report.message += f"; profile: ncu failed (exit {exit_.exit_code}), benchmark only: {tail.strip()}"
+            log.warning("ncu failed for %s: %s", self.job.submission_id, exit_.stderr[-4000:])
+            return
+        report.kernels = kernels
+        self.progress("profiling", 1, 1, f"{len(kernels)} kernels")
+
+
+# ---------------------------------------------------------------------------------------------
+# Helpers.
+
+
+def _read_frames(stream: Any, out: queue.Queue[tuple[float, dict[str, Any] | None, Any]], max_blob: int) -> None:
+    while True:
+        try:
+            header, blob = framing.read_frame(stream, max_blob=max_blob)
+        except (framing.ChannelClosed, OSError, ValueError) as exc:
+            if isinstance(exc, OSError | ValueError) and not isinstance(exc, framing.FrameError):
+                exc = framing.ChannelClosed(str(exc))
+            out.put((time.monotonic(), None, exc))
+            return
+        out.put((time.monotonic(), header, blob))
+
+
+def _int(header: dict[str, Any], key: str, low: int, high: int) -> int:
+    value = header.get(key)
+    if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
+        raise ForgedFrame(f"{key} must be an int in {low}..{high}, got {value!r}")
+    return value
+
+
+def _text(header: dict[str, Any], key: str) -> str:
+    value = header.get(key, "")
+    return value if isinstance(value, str) else str(value)
+
+
+def _outputs_bytes(spec: specmod.ProblemSpec, sizes: dict[str, int]) -> int:
+    return max(t.nbytes(sizes) for t in spec.outputs)
+
+
+def _sizes_text(sizes: dict[str, int]) -> str:
+    return ", ".join(f"{k}={v}" for k, v in sizes.items())
+
+
+def _fmt(x: float) -> str:
+    return f"{x:.6g}"
+
+
+def _case_result(
+    label: str, sizes: dict[str, int], results: list[tuple[str, Any]], tolerance: Any, returned: bool
+) -> CaseResult:
+    failed = [(name, c) for name, c in results if not c.passed]
+    name, worst = failed[0] if failed else max(results, key=lambda r: r[1].max_abs_err)
+    result = CaseResult(
+        name=label,
+        sizes=sizes,
+        passed=not failed,
+        output=name,
+        max_abs_err=worst.max_abs_err,
+        max_rel_err=worst.max_rel_err,
+        rel_l2=worst.rel_l2,
+        tolerance=asdict(tolerance),
+        mismatch_count=worst.mismatch_count,
+        mismatches=[Mismatch(**m) for m in worst.mismatches],
+    )
+    if failed:
+        parts = []
+        for out_name, c in failed:
+            if c.unwritten == c.total:
+                parts.append(f"{out_name} was not written at all (every element still holds the poison value)")
+                continue
+            text = f"{out_name}: {c.reason}"
+            if c.mismatches:
+                m = c.mismatches[0]
+                text += f"; first at {m['index']}: expected {_fmt(m['expected'])}, got {_fmt(m['got'])}"
+            if c.unwritten:
+                text += f"; {c.unwritten} elements were never written (they still hold the poison value)"
+            parts.append(text)
+        if returned:
+            parts.append("solve() returned a value: results must be written into the output tensors, not returned")
+        result.message = "; ".join(parts)
+    return result
+
+
+def _time_baseline(module: Any, baseline: Callable[..., Any], case: specmod.Case, config: JudgeConfig) -> float:
+    """Median time of baseline(**inputs, **sizes) on this device, with the submissions' method."""
+    from judge.harness.stats import summarize as summarize_
+    from judge.harness.timing import L2Flusher, TimingPolicy, time_calls
+
+    device = config.device
+    sets = [
+        module.generate_inputs(seed=1000 + k, device=device, **case.sizes) for k in range(4 if device == "cuda" else 2)
+    ]
+    policy = config.timing_policy()
+    quick = TimingPolicy.from_dict({**policy.as_dict(), "max_seconds": min(policy.max_seconds, 5.0)})
+    run = time_calls(
+        lambda i: baseline(**sets[i], **case.sizes),
+        lambda i: None,
+        sets=len(sets),
+        policy=quick,
+        device=device,
+        flusher=L2Flusher(device),
+        rng=random.Random(0),
+    )
+    sets.clear()
+    if device == "cuda":
+        import torch
+
+        torch.cuda.empty_cache()
+    return summarize_(run.times_us).median
+
+
+def _static_system(config: JudgeConfig) -> dict[str, Any]:
+    from judge.harness.sysinfo import static_info
+
+    info = static_info(config.device, config.gpu_index)
+    info["sandbox"] = launch.BACKEND
+    return info
+
+
+def _finite(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")
+    return value
+
+
+def _sanitize(report: Report) -> None:
+    """Replace NaN/Inf in the report by strings ("nan", "inf", "-inf"): JSON has no such numbers
+    and PostgreSQL's jsonb rejects them."""
+    for case in report.cases:
+        case.max_abs_err = _finite(case.max_abs_err)
+        case.max_rel_err = _finite(case.max_rel_err)
+        case.rel_l2 = _finite(case.rel_l2)
+        for m in case.mismatches:
+            m.expected = _finite(m.expected)
+            m.got = _finite(m.got)
+            m.abs_err = _finite(m.abs_err)
+            m.rel_err = _finite(m.rel_err)

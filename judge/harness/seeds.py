@@ -1,0 +1,32 @@
+"""Per-case seeds the submission cannot predict (stdlib only).
+
+The job carries a public seed (shown to the user, stable across re-judging). The worker holds a
+secret that never enters the sandbox. Each case's inputs come from
+HMAC-SHA256(secret, f"{public_seed}:{case}:{set_index}"), so a child that learns the seeds of the
+cases it was given learns nothing about any other case, set or job.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+
+# Seeds stay below 2**62 so that reference code may add small offsets (seed + 1) and still fit
+# torch's 64-bit generator seeds.
+SEED_BITS = 62
+
+
+def derive_seed(secret: bytes, public_seed: int, case: str, set_index: int = 0) -> int:
+    if not secret:
+        raise ValueError("the judge secret must not be empty")
+    message = f"{public_seed}:{case}:{set_index}".encode()
+    digest = hmac.new(secret, message, hashlib.sha256).digest()
+    return int.from_bytes(digest[:8], "big") & ((1 << SEED_BITS) - 1)
+
+
+def test_case_key(name: str) -> str:
+    return f"test:{name}"
+
+
+def bench_case_key(name: str) -> str:
+    return f"bench:{name}"

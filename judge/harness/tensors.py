@@ -1,0 +1,202 @@
+"""Tensor helpers shared by the parent and the child: dtypes, poison, checksums, comparison.
+
+Imports torch; both sides run the same code so that a checksum the child reports can be
+recomputed bit for bit by the parent from its own copy of the inputs.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+
+DTYPES: dict[str, torch.dtype] = {
+    "float32": torch.float32,
+    "float16": torch.float16,
+    "bfloat16": torch.bfloat16,
+    "int32": torch.int32,
+    "int64": torch.int64,
+    "uint8": torch.uint8,
+}
+DTYPE_NAMES = {v: k for k, v in DTYPES.items()}
+
+# Poison for integer outputs: a value no sane kernel produces by accident.
+INT_POISON = {"int32": -0x7FFF_FFFF, "int64": -0x7FFF_FFFF_FFFF_FFFF, "uint8": 0xA5}
+
+# Same-width integer views for bit-exact checksums.
+_BITS_VIEW = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}
+_CHUNK = 1 << 24
+_MIX_A = 0x9E3779B1  # odd multipliers: every element position gets a distinct weight
+_MIX_B = 0x85EBCA77
+
+
+def is_float(dtype_name: str) -> bool:
+    return dtype_name in ("float32", "float16", "bfloat16")
+
+
+def poison_value(dtype_name: str) -> float | int:
+    return math.nan if is_float(dtype_name) else INT_POISON[dtype_name]
+
+
+def poison_(tensor: torch.Tensor, dtype_name: str) -> None:
+    tensor.fill_(poison_value(dtype_name))
+
+
+def checksum(tensor: torch.Tensor) -> str:
+    """A position-sensitive checksum of the tensor's bits, as a hex string.
+
+    sum_i(bits_i * w_i) mod 2**64 in int64 arithmetic: integer addition wraps and is associative,
+    so the result does not depend on the reduction order of the device (parent and child agree
+    bit for bit), while a changed, swapped or shifted element changes it.
+    """
+    flat = tensor.detach().contiguous().reshape(-1)
+    if flat.numel() == 0:
+        return "0"
+    bits = flat.view(_BITS_VIEW[flat.element_size()])
+    total = torch.zeros((), dtype=torch.int64, device=flat.device)
+    for start in range(0, bits.numel(), _CHUNK):
+        part = bits[start : start + _CHUNK].to(torch.int64)
+        index = torch.arange(start, start + part.numel(), dtype=torch.int64, device=flat.device)
+        weight = index * _MIX_A + _MIX_B
+        total = total + (part * weight).sum() + (part ^ (index & 0xFFFF)).sum()
+    return format(int(total.item()) & ((1 << 64) - 1), "016x")
+
+
+def to_bytes(tensor: torch.Tensor) -> memoryview:
+    """The raw bytes of a tensor (copied to the host)."""
+    host = tensor.detach().contiguous().to("cpu")
+    return memoryview(host.view(torch.uint8).reshape(-1).numpy())
+
+
+def from_bytes(blob: bytearray, dtype_name: str, shape: tuple[int, ...], device: str) -> torch.Tensor:
+    dtype = DTYPES[dtype_name]
+    flat = torch.frombuffer(blob, dtype=torch.uint8) if len(blob) else torch.empty(0, dtype=torch.uint8)
+    return flat.view(dtype).reshape(shape).to(device)
+
+
+def nbytes(dtype_name: str, shape: tuple[int, ...]) -> int:
+    count = 1
+    for d in shape:
+        count *= d
+    return count * DTYPES[dtype_name].itemsize
+
+
+# ---------------------------------------------------------------------------------------------
+# Comparison against the reference (the rule of judge.spec.Tolerance).
+
+
+@dataclass
+class Comparison:
+    passed: bool
+    max_abs_err: float
+    max_rel_err: float
+    rel_l2: float
+    mismatch_count: int
+    total: int
+    unwritten: int
+    mismatches: list[dict[str, Any]] = field(default_factory=list)
+    reason: str = ""
+
+
+def _unravel(flat_index: int, shape: tuple[int, ...]) -> list[int]:
+    index = []
+    for dim in reversed(shape):
+        index.append(flat_index % dim if dim else 0)
+        flat_index //= dim if dim else 1
+    return list(reversed(index))
+
+
+def compare(
+    expected: torch.Tensor,
+    got: torch.Tensor,
+    *,
+    atol: float,
+    rtol: float,
+    atol_rms: float = 0.0,
+    rel_l2: float | None = None,
+    dtype_name: str = "float32",
+    max_listed: int = 8,
+) -> Comparison:
+    """Check got against the float64 reference.
+
+    Elementwise: |got - ref| <= atol + atol_rms * rms(ref) + rtol * |ref|; NaN and Inf in got
+    never match a finite reference (so an unwritten, NaN-poisoned element always fails); a
+    non-finite reference is matched only by the identical infinity. Globally, when rel_l2 is set:
+    ||got - ref||_2 / ||ref||_2 <= rel_l2.
+    """
+    if tuple(got.shape) != tuple(expected.shape):
+        raise ValueError(f"shape {tuple(got.shape)} != reference shape {tuple(expected.shape)}")
+    ref = expected.detach().to(torch.float64).reshape(-1)
+    out = got.detach().to(ref.device).to(torch.float64).reshape(-1)
+    total = ref.numel()
+    if total == 0:
+        return Comparison(True, 0.0, 0.0, 0.0, 0, 0, 0)
+    ref_finite = torch.isfinite(ref)
+    out_finite = torch.isfinite(out)
+    finite_ref = torch.where(ref_finite, ref, torch.zeros_like(ref))
+    rms = float(torch.sqrt(torch.mean(finite_ref * finite_ref)).item())
+    allowed_abs = atol + atol_rms * rms
+    diff = torch.where(ref_finite & out_finite, (out - ref).abs(), torch.full_like(ref, math.inf))
+    # Identical infinities match (a reference that is legitimately infinite).
+    same_inf = (~ref_finite) & (out == ref)
+    diff = torch.where(same_inf, torch.zeros_like(diff), diff)
+    bound = allowed_abs + rtol * ref.abs()
+    ok = (diff <= bound) | same_inf
+    bad = ~ok
+    mismatch_count = int(bad.sum().item())
+
+    if is_float(dtype_name):
+        unwritten = int(torch.isnan(out).sum().item())
+    else:
+        poison = INT_POISON[dtype_name]
+        unwritten = int(((out == poison) & (ref != poison)).sum().item())
+
+    denom = ref.abs().clamp_min(1e-300)
+    max_abs = float(diff.max().item())
+    rel = diff / denom
+    max_rel = float(rel.max().item())
+    unmatched_nonfinite = ((~out_finite) | (~ref_finite)) & (~same_inf)
+    if bool(unmatched_nonfinite.any().item()):
+        l2 = math.inf
+    else:
+        num = torch.linalg.vector_norm(out[ref_finite] - ref[ref_finite]).item()
+        den = torch.linalg.vector_norm(ref[ref_finite]).item()
+        l2 = num / den if den > 0 else num
+
+    listed = []
+    if mismatch_count:
+        positions = torch.nonzero(bad, as_tuple=False).reshape(-1)[:max_listed].tolist()
+        shape = tuple(got.shape)
+        for pos in positions:
+            e = float(ref[pos].item())
+            g = float(out[pos].item())
+            a = float(diff[pos].item())
+            listed.append(
+                {
+                    "index": _unravel(int(pos), shape),
+                    "expected": e,
+                    "got": g,
+                    "abs_err": a,
+                    "rel_err": a / abs(e) if e != 0 and math.isfinite(a) else (math.inf if a else 0.0),
+                }
+            )
+    passed = mismatch_count == 0
+    reason = ""
+    if not passed:
+        reason = f"{mismatch_count} of {total} elements outside the tolerance"
+    if passed and rel_l2 is not None and not (l2 <= rel_l2):
+        passed = False
+        reason = f"relative L2 error {l2:.3g} exceeds {rel_l2:.3g}"
+    return Comparison(
+        passed=passed,
+        max_abs_err=max_abs,
+        max_rel_err=max_rel,
+        rel_l2=float(l2),
+        mismatch_count=mismatch_count,
+        total=total,
+        unwritten=unwritten,
+        mismatches=listed,
+        reason=reason,
+    )

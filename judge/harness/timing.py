@@ -1,0 +1,195 @@
+"""The timed loop: warm-up, then adaptive repetition with CUDA events.
+
+Used by the child for submissions and by the parent for the problem's baseline. Every call:
+prepare(set) (poison the outputs) -> L2 flush -> start event -> call(set) -> end event; then the
+end event is waited for, the elapsed time read, and a device-wide synchronize is timed (the
+drain): an honest call has nothing left on the device, so it returns at once, while work hidden on
+another stream is still running. The caller (the parent) decides what a long drain means; this
+module only measures.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import torch
+
+from judge.harness.stats import ci_converged
+
+
+@dataclass
+class TimingPolicy:
+    warmup_min: int = 3
+    warmup_max: int = 50
+    warmup_seconds: float = 20.0
+    warmup_stable_rel: float = 0.05
+    min_reps: int = 20
+    max_reps: int = 3000
+    max_seconds: float = 10.0
+    ci_target_rel: float = 0.005
+    check_every: int = 10
+
+    @classmethod
+    def for_cpu(cls) -> TimingPolicy:
+        return cls(
+            warmup_min=1,
+            warmup_max=3,
+            warmup_seconds=5.0,
+            min_reps=5,
+            max_reps=30,
+            max_seconds=3.0,
+            ci_target_rel=0.02,
+            check_every=5,
+        )
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> TimingPolicy:
+        return cls(**{k: v for k, v in data.items() if k in cls.__dataclass_fields__})
+
+
+@dataclass
+class TimedRun:
+    times_us: list[float] = field(default_factory=list)
+    sets: list[int] = field(default_factory=list)
+    drains_us: list[float] = field(default_factory=list)
+    warmup_us: list[float] = field(default_factory=list)
+    stop_reason: str = ""
+
+
+class L2Flusher:
+    """Writes a buffer of at least twice the device's L2 so no input or output stays cached.
+
+    The buffer is allocated once per process (allocation inside the loop would time the
+    allocator); zero_() is a plain memset kernel on the harness stream.
+    """
+
+    def __init__(self, device: str) -> None:
+        self.device = device
+        self.l2_bytes = 0
+        self.buffer: torch.Tensor | None = None
+        if device == "cuda":
+            props = torch.cuda.get_device_properties(torch.cuda.current_device())
+            self.l2_bytes = int(getattr(props, "L2_cache_size", 0) or 0)
+            if self.l2_bytes <= 0:
+                raise RuntimeError("the device reports no L2 cache size; refusing to time without a flush")
+            self.buffer = torch.empty(2 * self.l2_bytes, dtype=torch.uint8, device="cuda")
+
+    @property
+    def flush_bytes(self) -> int:
+        return 0 if self.buffer is None else self.buffer.numel()
+
+    def flush(self) -> None:
+        if self.buffer is not None:
+            self.buffer.zero_()
+
+
+class SetOrder:
+    """Random order over K input sets: shuffled rounds, never the same set twice in a row."""
+
+    def __init__(self, k: int, rng: random.Random) -> None:
+        self.k = k
+        self.rng = rng
+        self.queue: list[int] = []
+        self.last = -1
+
+    def next(self) -> int:
+        if self.k == 1:
+            return 0
+        if not self.queue:
+            self.queue = list(range(self.k))
+            self.rng.shuffle(self.queue)
+            if self.queue[-1] == self.last:
+                self.queue[0], self.queue[-1] = self.queue[-1], self.queue[0]
+        self.last = self.queue.pop()
+        return self.last
+
+
+def time_calls(
+    call: Callable[[int], None],
+    prepare: Callable[[int], None],
+    *,
+    sets: int,
+    policy: TimingPolicy,
+    device: str,
+    flusher: L2Flusher,
+    rng: random.Random,
+    after: Callable[[int], None] | None = None,
+    on_timing_start: Callable[[], None] | None = None,
+) -> TimedRun:
+    """Warm up, then time calls until the median's CI is tight enough or the budget is spent."""
+    order = SetOrder(sets, rng)
+    run = TimedRun()
+    perf = time.perf_counter_ns
+    if device == "cuda":
+        start = torch.cuda.Event(enable_timing=True)
+        end = torch.cuda.Event(enable_timing=True)
+        sync = torch.cuda.synchronize
+
+        def one(index: int) -> tuple[float, float]:
+            prepare(index)
+            flusher.flush()
+            start.record()
+            call(index)
+            end.record()
+            end.synchronize()
+            elapsed_us = start.elapsed_time(end) * 1000.0
+            t0 = perf()
+            sync()
+            drain_us = (perf() - t0) / 1000.0
+            return elapsed_us, drain_us
+
+    else:
+
+        def one(index: int) -> tuple[float, float]:
+            prepare(index)
+            t0 = perf()
+            call(index)
+            return (perf() - t0) / 1000.0, 0.0
+
+    # Warm-up: until two consecutive calls agree within warmup_stable_rel (compilation and
+    # autotuning finished), bounded by count and seconds.
+    began = time.monotonic()
+    previous = None
+    while True:
+        index = order.next()
+        elapsed, _ = one(index)
+        if after is not None:
+            after(index)
+        run.warmup_us.append(elapsed)
+        count = len(run.warmup_us)
+        stable = previous is not None and abs(elapsed - previous) <= policy.warmup_stable_rel * max(previous, 1e-9)
+        previous = elapsed
+        if count >= policy.warmup_max or time.monotonic() - began > policy.warmup_seconds:
+            break
+        if count >= policy.warmup_min and stable:
+            break
+
+    if on_timing_start is not None:
+        on_timing_start()
+    began = time.monotonic()
+    while True:
+        index = order.next()
+        elapsed, drain = one(index)
+        if after is not None:
+            after(index)
+        run.times_us.append(elapsed)
+        run.drains_us.append(drain)
+        run.sets.append(index)
+        n = len(run.times_us)
+        if n >= policy.max_reps:
+            run.stop_reason = "count"
+            break
+        if time.monotonic() - began > policy.max_seconds:
+            run.stop_reason = "seconds"
+            break
+        if n >= policy.min_reps and n % policy.check_every == 0 and ci_converged(run.times_us, policy.ci_target_rel):
+            run.stop_reason = "ci"
+            break
+    return run
