@@ -247,6 +247,16 @@ def rank_for_score(problem: Problem, gpu_model: str, score_us: float, owner_id: 
     return others.filter(score_us__lt=score_us).count() + 1
 
 
+def rank_of(problem: Problem, gpu_model: str, public_id: UUID, score_us: float, owner_id: int) -> tuple[int, bool]:
+    """(rank, tied) of one run on the all-languages board: its place on the board when it is its
+    owner's best there, else the place its score would take (<= 4 queries)."""
+    board = build_board(problem, gpu_model)
+    for e in board.entries:
+        if e.public_id == public_id:
+            return e.rank, e.tied
+    return rank_for_score(problem, gpu_model, score_us, owner_id), False
+
+
 def best_known(problem: Problem, gpu_model: str) -> dict[str, Any] | None:
     """The board's best entry with its per-shape timings (for the roofline), or None (one query)."""
     return (

@@ -131,6 +131,7 @@ class ReportView:
     chart_points: list[roofline.Point] = field(default_factory=list)
     gpu_name: str = ""
     rank: int | None = None
+    rank_tied: bool = False
     board_url: str = ""
 
 

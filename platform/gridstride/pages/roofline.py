@@ -74,7 +74,10 @@ def _fmt_intensity(exp: int) -> str:
 
 
 def _fmt_rate(exp: int) -> str:
-    return units.flops_rate(10.0**exp)
+    """Decade ticks as 1, 10, 100 with the prefix: "10 GFLOP/s", "1 TFLOP/s"."""
+    prefixes = {0: "", 3: "k", 6: "M", 9: "G", 12: "T", 15: "P", 18: "E"}
+    base = max(0, min(18, exp - exp % 3))
+    return f"{10 ** (exp - base):g} {prefixes[base]}FLOP/s"
 
 
 def render(points: list[Point], roofs: Roofs) -> SafeString:
@@ -105,21 +108,19 @@ def render(points: list[Point], roofs: Roofs) -> SafeString:
     plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
 
     def sx(v: float) -> float:
-        return LEFT + (math.log10(v) - x0) / (x1 - x0) * plot_w
+        return round(LEFT + (math.log10(v) - x0) / (x1 - x0) * plot_w, 1)
 
     def sy(v: float) -> float:
-        return TOP + plot_h - (math.log10(v) - y0) / (y1 - y0) * plot_h
+        return round(TOP + plot_h - (math.log10(v) - y0) / (y1 - y0) * plot_h, 1)
 
     parts: list[SafeString] = []
     # Grid and axis labels, one line per decade.
     for e in range(x0, x1 + 1):
         x = sx(10.0**e)
-        parts.append(
-            format_html('<line class="rf-grid" x1="{0:.1f}" y1="{1}" x2="{0:.1f}" y2="{2}"/>', x, TOP, TOP + plot_h)
-        )
+        parts.append(format_html('<line class="rf-grid" x1="{0}" y1="{1}" x2="{0}" y2="{2}"/>', x, TOP, TOP + plot_h))
         parts.append(
             format_html(
-                '<text class="rf-tick" x="{:.1f}" y="{}" text-anchor="middle">{}</text>',
+                '<text class="rf-tick" x="{}" y="{}" text-anchor="middle">{}</text>',
                 x,
                 TOP + plot_h + 16,
                 _fmt_intensity(e),
@@ -127,12 +128,13 @@ def render(points: list[Point], roofs: Roofs) -> SafeString:
         )
     for e in range(y0, y1 + 1):
         y = sy(10.0**e)
-        parts.append(
-            format_html('<line class="rf-grid" x1="{}" y1="{:.1f}" x2="{}" y2="{:.1f}"/>', LEFT, y, LEFT + plot_w, y)
-        )
+        parts.append(format_html('<line class="rf-grid" x1="{}" y1="{}" x2="{}" y2="{}"/>', LEFT, y, LEFT + plot_w, y))
         parts.append(
             format_html(
-                '<text class="rf-tick" x="{}" y="{:.1f}" text-anchor="end">{}</text>', LEFT - 6, y + 4, _fmt_rate(e)
+                '<text class="rf-tick" x="{}" y="{}" text-anchor="end">{}</text>',
+                LEFT - 6,
+                round(y + 4, 1),
+                _fmt_rate(e),
             )
         )
     parts.append(
@@ -152,7 +154,7 @@ def render(points: list[Point], roofs: Roofs) -> SafeString:
         if end > start:
             parts.append(
                 format_html(
-                    '<line class="rf-roof" x1="{:.1f}" y1="{:.1f}" x2="{:.1f}" y2="{:.1f}"><title>memory roof: {}</title></line>',
+                    '<line class="rf-roof" x1="{}" y1="{}" x2="{}" y2="{}"><title>memory roof: {}</title></line>',
                     sx(start),
                     sy(bw * start),
                     sx(end),
@@ -162,9 +164,9 @@ def render(points: list[Point], roofs: Roofs) -> SafeString:
             )
             parts.append(
                 format_html(
-                    '<text class="rf-roof-label" x="{:.1f}" y="{:.1f}">{}</text>',
-                    sx(start) + 6,
-                    sy(bw * start) - 6,
+                    '<text class="rf-roof-label" x="{}" y="{}">{}</text>',
+                    round(sx(start) + 6, 1),
+                    round(sy(bw * start) - 6, 1),
                     units.bandwidth_gbps(roofs.bandwidth_gbps),
                 )
             )
@@ -172,7 +174,7 @@ def render(points: list[Point], roofs: Roofs) -> SafeString:
         start = max(ridge or lo_i, lo_i)
         parts.append(
             format_html(
-                '<line class="rf-roof" x1="{:.1f}" y1="{:.1f}" x2="{:.1f}" y2="{:.1f}"><title>{} roof: {}</title></line>',
+                '<line class="rf-roof" x1="{}" y1="{}" x2="{}" y2="{}"><title>{} roof: {}</title></line>',
                 sx(start),
                 sy(peak),
                 sx(hi_i),
@@ -183,9 +185,9 @@ def render(points: list[Point], roofs: Roofs) -> SafeString:
         )
         parts.append(
             format_html(
-                '<text class="rf-roof-label" x="{:.1f}" y="{:.1f}" text-anchor="end">{} {}</text>',
-                sx(hi_i) - 4,
-                sy(peak) - 6,
+                '<text class="rf-roof-label" x="{}" y="{}" text-anchor="end">{} {}</text>',
+                round(sx(hi_i) - 4, 1),
+                round(sy(peak) - 6, 1),
                 roofs.compute_label,
                 units.flops_rate(peak),
             )
@@ -195,11 +197,11 @@ def render(points: list[Point], roofs: Roofs) -> SafeString:
     for p in usable:
         x, y = sx(p.intensity), sy(p.flops_per_s)
         if p.series == "reference":
-            shape = format_html('<rect x="{:.1f}" y="{:.1f}" width="9" height="9"/>', x - 4.5, y - 4.5)
+            shape = format_html('<rect x="{}" y="{}" width="9" height="9"/>', round(x - 4.5, 1), round(y - 4.5, 1))
         elif p.series == "best":
-            shape = format_html('<path d="M{:.1f} {:.1f} l6 6 l-6 6 l-6 -6 z"/>', x, y - 6)
+            shape = format_html('<path d="M{} {} l6 6 l-6 6 l-6 -6 z"/>', x, round(y - 6, 1))
         else:
-            shape = format_html('<circle cx="{:.1f}" cy="{:.1f}" r="5"/>', x, y)
+            shape = format_html('<circle cx="{}" cy="{}" r="5"/>', x, y)
         parts.append(
             format_html('<g class="rf-point rf-{}" tabindex="0"><title>{}</title>{}</g>', p.series, p.describe(), shape)
         )

@@ -69,17 +69,21 @@ def count(value: float | None) -> str:
     return f"{int(value):,}"
 
 
-def error(value: float | None) -> str:
+def error(value: float | str | None) -> str:
     """Numerical errors and tolerances: exponent notation reads best."""
     if value is None:
         return _DASH
+    if isinstance(value, str):  # "nan"/"inf" as a JSON-safe string
+        return value
     return f"{value:.2e}"
 
 
-def scalar(value: float | None) -> str:
+def scalar(value: float | str | None) -> str:
     """A tensor element, shown precisely enough to see the difference between two of them."""
     if value is None:
         return _DASH
+    if isinstance(value, str):  # "nan"/"inf" as a JSON-safe string
+        return value
     if isinstance(value, float) and not math.isfinite(value):
         return str(value)
     return f"{value:.7g}"

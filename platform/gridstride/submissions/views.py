@@ -158,8 +158,8 @@ def report_context(submission: Submission) -> dict[str, Any]:
         best_benchmarks=(best or {}).get("report__benchmarks") if best else None,
     )
     if submission.verdict == Verdict.ACCEPTED and submission.mode == Mode.SUBMIT and submission.score_us:
-        view.rank = boards.rank_for_score(
-            submission.problem, submission.gpu_model, submission.score_us, submission.owner_id
+        view.rank, view.rank_tied = boards.rank_of(
+            submission.problem, submission.gpu_model, submission.public_id, submission.score_us, submission.owner_id
         )
     view.board_url = reverse("leaderboards:board", args=[submission.problem.slug]) + f"?gpu={submission.gpu_model}"
     context.update({"view": view, "best": best})
