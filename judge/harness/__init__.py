@@ -12,7 +12,7 @@ if TYPE_CHECKING:
     from judge.harness.config import JudgeConfig
     from judge.harness.judging import judge_job
 
-__all__ = ["JudgeConfig", "judge_job"]
+__all__ = ["JudgeConfig", "default_config", "judge_job"]
 
 
 def __getattr__(name: str) -> Any:
@@ -24,4 +24,8 @@ def __getattr__(name: str) -> Any:
         from judge.harness.config import JudgeConfig
 
         return JudgeConfig
+    if name == "default_config":
+        from judge.harness.config import default_config
+
+        return default_config
     raise AttributeError(name)

@@ -47,6 +47,13 @@ def detect_device() -> str:
     return "cuda" if torch.cuda.is_available() else "cpu"
 
 
+def physical_gpu_index() -> int:
+    """The GPU this process uses, as nvidia-smi and the sandbox number it (CUDA_VISIBLE_DEVICES
+    renumbers devices inside the process; the child's environment is built from scratch)."""
+    visible = os.environ.get("CUDA_VISIBLE_DEVICES", "").split(",")[0].strip()
+    return int(visible) if visible.isdigit() else 0
+
+
 @dataclass
 class JudgeConfig:
     device: str = field(default_factory=detect_device)
@@ -58,7 +65,7 @@ class JudgeConfig:
     # A sandbox.WarmPool of already started children (optional).
     pool: Any = None
     # Index of this worker's GPU (the sandbox exposes only that one to the child).
-    gpu_index: int | None = 0
+    gpu_index: int | None = field(default_factory=physical_gpu_index)
     # Machine ceilings {dram_gbps, bf16_tflops, fp32_tflops}; measured on first use on a GPU.
     ceilings: dict[str, float] | None = None
     # Where the CLI keeps measured ceilings between invocations (None: measure per process).
@@ -74,6 +81,8 @@ class JudgeConfig:
     # Baseline medians per (slug, ranking hash, shape name), timed once per worker.
     baseline_cache: dict[tuple[str, str, str], float | None] = field(default_factory=dict)
     system: dict[str, Any] | None = None
+    # Caps every time limit of the problems (tests and tools; None: the problem's limits).
+    limit_cap_seconds: float | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def timing_policy(self) -> TimingPolicy:

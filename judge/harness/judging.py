@@ -350,7 +350,7 @@ class Judging:
             source_file=self.source_file,
             arch=cc.gpu_arch(self.config.device),
             cache_dir=self.config.cache_dir,
-            seconds=self.spec.limits.compile_seconds,
+            seconds=min(self.spec.limits.compile_seconds, self.config.limit_cap_seconds or math.inf),
             env=self.child_env(),
             gpu=None,
         )
@@ -447,7 +447,9 @@ class Judging:
     def limit_seconds(self) -> float:
         assert self.spec is not None
         limits = self.spec.limits
-        return float(limits.test_seconds if self.job.mode == "test" else limits.benchmark_seconds)
+        seconds = float(limits.test_seconds if self.job.mode == "test" else limits.benchmark_seconds)
+        cap = self.config.limit_cap_seconds
+        return min(seconds, cap) if cap else seconds
 
     def readable_paths(self, library: Path | None) -> tuple[Path, ...]:
         assert self.spec is not None
