@@ -1,0 +1,74 @@
+"""The timed loop on the CPU path: warm-up, adaptive stop, random set order, checksums."""
+
+from __future__ import annotations
+
+import itertools
+import random
+import time
+
+import torch
+
+from judge.harness.tensors import checksum
+from judge.harness.timing import L2Flusher, SetOrder, TimingPolicy, time_calls
+
+
+def test_set_order_visits_every_set_each_round_and_never_repeats_one_twice_in_a_row() -> None:
+    order = SetOrder(5, random.Random(3))
+    seq = [order.next() for _ in range(500)]
+    assert all(a != b for a, b in itertools.pairwise(seq))
+    for start in range(0, 500, 5):
+        assert sorted(seq[start : start + 5]) == [0, 1, 2, 3, 4]
+    assert len({tuple(seq[i : i + 5]) for i in range(0, 500, 5)}) > 10  # actually shuffled
+
+
+def test_a_steady_call_stops_when_the_median_ci_is_tight() -> None:
+    calls: list[int] = []
+    prepared: list[int] = []
+
+    def call(i: int) -> None:
+        calls.append(i)
+        t = time.perf_counter_ns()
+        while time.perf_counter_ns() - t < 200_000:
+            pass
+
+    policy = TimingPolicy(
+        warmup_min=2, warmup_max=5, min_reps=10, max_reps=400, max_seconds=5, ci_target_rel=0.2, check_every=5
+    )
+    run = time_calls(
+        call, prepared.append, sets=3, policy=policy, device="cpu", flusher=L2Flusher("cpu"), rng=random.Random(0)
+    )
+    assert run.stop_reason == "ci" and 10 <= len(run.times_us) < 400
+    assert len(prepared) == len(calls) == len(run.times_us) + len(run.warmup_us)  # poisoned before every call
+    assert all(t >= 150 for t in run.times_us)
+    assert set(run.sets) <= {0, 1, 2} and run.drains_us == [0.0] * len(run.times_us)
+
+
+def test_the_count_budget_stops_a_noisy_call() -> None:
+    rng = random.Random(1)
+
+    def call(i: int) -> None:
+        t = time.perf_counter_ns()
+        wait = rng.choice([50_000, 400_000])
+        while time.perf_counter_ns() - t < wait:
+            pass
+
+    policy = TimingPolicy(
+        warmup_min=1, warmup_max=2, min_reps=5, max_reps=25, max_seconds=10, ci_target_rel=0.0001, check_every=5
+    )
+    run = time_calls(
+        call, lambda i: None, sets=2, policy=policy, device="cpu", flusher=L2Flusher("cpu"), rng=random.Random(0)
+    )
+    assert run.stop_reason == "count" and len(run.times_us) == 25
+
+
+def test_checksums_see_a_single_flipped_bit_and_a_swap_of_two_elements() -> None:
+    x = torch.randn(1000)
+    base = checksum(x)
+    assert checksum(x.clone()) == base
+    y = x.clone()
+    y.view(torch.int32)[17] ^= 1
+    assert checksum(y) != base
+    z = x.clone()
+    z[3], z[4] = x[4].item(), x[3].item()
+    assert checksum(z) != base
+    assert checksum(x.to(torch.bfloat16)) != checksum(x.to(torch.float16))

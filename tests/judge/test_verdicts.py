@@ -1,0 +1,311 @@
+"""Every verdict on vector_add, judged for real on the CPU: a child process runs the submission,
+the parent decides."""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+
+import pytest
+
+from judge.harness.config import JudgeConfig
+from judge.harness.judging import CPU_CUDA_MESSAGE
+from judge.protocol import Progress, Report
+from tests.judge.judging_helpers import judge
+
+ADD = """
+import torch
+
+def solve(a, b, c, n):
+    torch.add(a, b, out=c)
+"""
+
+TRITON_ADD = """
+import triton
+import triton.language as tl
+
+@triton.jit
+def add_kernel(a_ptr, b_ptr, c_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(c_ptr + offs, tl.load(a_ptr + offs, mask=mask) + tl.load(b_ptr + offs, mask=mask), mask=mask)
+
+def solve(a, b, c, n):
+    add_kernel[(triton.cdiv(n, 1024),)](a, b, c, n, BLOCK=1024)
+"""
+
+CUDA_ADD = """
+__global__ void add_kernel(const float* a, const float* b, float* c, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) c[i] = a[i] + b[i];
+}
+extern "C" void solve(const float* a, const float* b, float* c, int n) {
+    add_kernel<<<(n + 255) / 256, 256>>>(a, b, c, n);
+}
+"""
+
+needs_nvcc = pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not installed")
+
+
+def no_host_paths(text: str) -> None:
+    assert "/tmp" not in text and "job-" not in text and "/work" not in text, text
+
+
+def test_a_correct_pytorch_submission_is_accepted_and_reports_each_case_and_its_progress() -> None:
+    events: list[Progress] = []
+    report = judge(ADD, on_progress=events.append)
+    assert report.verdict == "accepted", report.message
+    assert [c.name for c in report.cases] == ["one", "two", "three", "prime", "not-a-tile-multiple"]
+    assert all(c.passed and c.tolerance["atol"] == 1e-6 for c in report.cases)
+    stages = [(e.stage, e.done, e.total) for e in events]
+    assert ("testing", 3, 5) in stages and stages[-1] == ("done", 1, 1)
+    assert report.ranked is False and report.system["device"] == "cpu" and report.system["torch"]
+    assert report.benchmarks == [] and report.score_us is None
+    json.loads(report.to_json())
+
+
+def test_a_triton_kernel_is_benchmarked_on_the_cpu_interpreter_unranked() -> None:
+    report = judge(TRITON_ADD, language="triton", mode="benchmark")
+    assert report.verdict == "accepted", report.message
+    [shape] = report.benchmarks
+    assert shape.name == "64K" and shape.n >= 5 and shape.min_us <= shape.median_us <= shape.p90_us
+    assert shape.ci_low_us <= shape.median_us <= shape.ci_high_us
+    assert report.score_us == pytest.approx(shape.median_us, rel=1e-3)
+    assert report.ranked is False and report.sol_pct is None and shape.floor_us == 0.0
+    assert report.ceilings == {}
+
+
+def test_a_wrong_result_is_a_wrong_answer_with_the_first_mismatches() -> None:
+    report = judge("def solve(a, b, c, n):\n    c.copy_(a - b)\n")
+    assert report.verdict == "wrong_answer"
+    assert "wrong answer on case 'one'" in report.message
+    failing = [c for c in report.cases if not c.passed]
+    assert len(failing) == 5  # every case still runs and is listed
+    prime = next(c for c in report.cases if c.name == "prime")
+    assert prime.mismatch_count > 8000 and len(prime.mismatches) == 8
+    assert prime.mismatches[0].index == [0] and prime.output == "c"
+    assert prime.max_abs_err > 0 and prime.rel_l2 > 0
+
+
+def test_an_unwritten_output_is_a_wrong_answer_that_says_it_was_never_written() -> None:
+    report = judge("def solve(a, b, c, n):\n    pass\n")
+    assert report.verdict == "wrong_answer"
+    assert "c was not written at all" in report.message
+    # NaN cannot travel as a JSON number: it is spelled as a string in the report.
+    assert report.cases[0].mismatches[0].got == "nan" and report.cases[0].rel_l2 == "inf"
+    assert "NaN" not in report.to_json()
+
+
+def test_a_value_returned_instead_of_written_gets_a_hint() -> None:
+    report = judge("def solve(a, b, c, n):\n    return a + b\n")
+    assert report.verdict == "wrong_answer" and "returned a value" in report.message
+
+
+def test_a_python_syntax_error_is_a_compile_error_pointing_at_solution_py() -> None:
+    report = judge("def solve(a, b, c, n):\n    c.copy_(a +)\n")
+    assert report.verdict == "compile_error"
+    assert report.message.startswith("solution.py:2:")
+    no_host_paths(report.message)
+
+
+def test_an_exception_is_a_runtime_error_showing_only_the_users_frames() -> None:
+    report = judge(
+        """
+        def helper(x):
+            raise ValueError("bad block size")
+
+        def solve(a, b, c, n):
+            helper(a)
+        """
+    )
+    assert report.verdict == "runtime_error"
+    assert 'File "solution.py", line 6, in solve' in report.message
+    assert 'File "solution.py", line 3, in helper' in report.message
+    assert "ValueError: bad block size" in report.message
+    assert "child_job" not in report.message
+    no_host_paths(report.message)
+
+
+def test_an_exception_at_import_is_a_runtime_error() -> None:
+    report = judge("import torch\nraise RuntimeError('boom at import')\n")
+    assert report.verdict == "runtime_error" and "importing your module" in report.message
+
+
+def test_a_submission_that_hangs_hits_the_time_limit_and_says_where() -> None:
+    config = JudgeConfig(device="cpu", limit_cap_seconds=6)
+    report = judge("import time\n\ndef solve(a, b, c, n):\n    time.sleep(60)\n", config=config)
+    assert report.verdict == "time_limit"
+    assert "6 s" in report.message and "testing case 1/5 (one)" in report.message
+    assert report.elapsed_s < 20
+
+
+def test_raising_memory_error_is_a_memory_limit() -> None:
+    report = judge("def solve(a, b, c, n):\n    raise MemoryError()\n")
+    assert report.verdict == "memory_limit"
+
+
+def test_a_process_that_exits_early_is_a_runtime_error() -> None:
+    report = judge("import os\n\ndef solve(a, b, c, n):\n    os._exit(3)\n")
+    assert report.verdict == "runtime_error" and "status 3" in report.message
+
+
+def test_a_crash_is_a_runtime_error_naming_the_signal() -> None:
+    report = judge("import ctypes\n\ndef solve(a, b, c, n):\n    ctypes.string_at(0)\n")
+    assert report.verdict == "runtime_error" and "SIGSEGV" in report.message
+
+
+def test_a_forbidden_call_is_rejected_before_running_with_its_line() -> None:
+    source = TRITON_ADD.replace("def solve(a, b, c, n):\n", "def solve(a, b, c, n):\n    torch.add(a, b, out=c)\n")
+    report = judge("import torch\n" + source, language="triton")
+    assert report.verdict == "rejected"
+    assert "torch.add" in report.message and "solution.py:" in report.message
+
+
+def test_an_unknown_language_is_rejected() -> None:
+    report = judge("program x", language="fortran")
+    assert report.verdict == "rejected" and "unknown language 'fortran'" in report.message
+
+
+def test_an_unknown_problem_is_rejected() -> None:
+    report = judge(ADD, problem="no_such_problem")
+    assert report.verdict == "rejected" and "unknown problem" in report.message
+
+
+def test_an_oversized_source_is_rejected() -> None:
+    report = judge(ADD + "#" * (70 * 1024))
+    assert report.verdict == "rejected" and "64 KiB" in report.message
+
+
+def test_a_job_for_another_problem_version_is_refused_by_the_worker() -> None:
+    report = judge(ADD, content_hash="0000000000000000")
+    assert report.verdict == "internal_error" and "version mismatch" in report.message
+
+
+def test_a_python_solve_with_the_wrong_parameters_names_the_expected_signature() -> None:
+    report = judge("def solve(a, b):\n    pass\n")
+    assert report.verdict == "runtime_error"
+    assert "solve(a, b, c, n)" in report.message and "yours is solve(a, b)" in report.message
+
+
+def test_a_module_without_solve_says_what_to_define() -> None:
+    report = judge("def compute(a, b, c, n):\n    pass\n")
+    assert report.verdict == "runtime_error" and "solve(a, b, c, n)" in report.message
+
+
+def test_a_cuda_solve_with_the_wrong_parameters_names_the_expected_signature() -> None:
+    source = CUDA_ADD.replace("float* c, int n) {\n    add", "float* c) {\n    int n = 1;\n    add")
+    report = judge(source, language="cuda")
+    assert report.verdict == "compile_error"
+    assert "4 parameters (a, b, c, n)" in report.message and "yours takes 3" in report.message
+
+
+@needs_nvcc
+def test_cuda_that_compiles_on_a_cpu_host_is_rejected_as_not_run() -> None:
+    report = judge(CUDA_ADD, language="cuda")
+    assert report.verdict == "rejected" and report.message == CPU_CUDA_MESSAGE
+    assert report.ranked is False and report.system["device"] == "cpu"
+
+
+@needs_nvcc
+def test_a_cuda_compile_error_carries_the_compilers_message_without_host_paths() -> None:
+    report = judge(CUDA_ADD.replace("c[i] = a[i] + b[i];", "c[i] = a[i] + undefined_thing;"), language="cuda")
+    assert report.verdict == "compile_error"
+    assert "solution.cu(4): error" in report.compile_log and "undefined_thing" in report.compile_log
+    no_host_paths(report.compile_log)
+
+
+def test_cupy_on_a_cpu_host_is_rejected_as_needing_a_gpu() -> None:
+    report = judge("import cupy as cp\n\ndef solve(a, b, c, n):\n    pass\n", language="cupy")
+    assert report.verdict == "rejected" and "needs a GPU" in report.message
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        "torch.backends.cuda.matmul.allow_tf32 = True",
+        "torch.set_float32_matmul_precision('medium')",
+        "torch.cuda.Event.elapsed_time = lambda self, end: 0.001",
+        "torch.cuda.synchronize = lambda *a, **k: None",
+    ],
+)
+def test_changing_global_flags_or_the_judges_functions_is_rejected(change: str) -> None:
+    report = judge(f"import torch\n\ndef solve(a, b, c, n):\n    torch.add(a, b, out=c)\n    {change}\n")
+    assert report.verdict == "rejected" and "global-state" in report.message
+
+
+def test_replacing_a_harness_function_or_its_code_is_rejected() -> None:
+    source = """
+    import torch
+    import judge.harness.timing as timing
+    import judge.harness.stats as stats
+
+    def solve(a, b, c, n):
+        torch.add(a, b, out=c)
+        stats.ci_converged.__code__ = (lambda values, target_rel: True).__code__
+    """
+    report = judge(source)
+    assert report.verdict == "rejected" and "ci_converged.__code__ was replaced" in report.message
+
+
+def test_a_flag_changed_at_import_time_is_rejected() -> None:
+    report = judge("import torch\ntorch.set_float32_matmul_precision('medium')\n" + ADD)
+    assert report.verdict == "rejected" and "importing the submission" in report.message
+
+
+def test_modifying_an_input_is_rejected() -> None:
+    report = judge("def solve(a, b, c, n):\n    c.copy_(a + b)\n    a.mul_(2.0)\n")
+    assert report.verdict == "rejected" and "inputs-modified" in report.message and "input a" in report.message
+
+
+def test_replacing_the_output_tensor_storage_is_rejected() -> None:
+    report = judge("def solve(a, b, c, n):\n    c.data = a + b\n")
+    assert report.verdict == "rejected" and "tensor-identity" in report.message
+
+
+def test_forged_bytes_on_the_result_channel_are_rejected() -> None:
+    source = """
+    import os, sys
+    fd = int(sys.argv[sys.argv.index("--out-fd") + 1])
+
+    def solve(a, b, c, n):
+        os.write(fd, b"\\xff\\xff\\xff\\xffgarbage")
+    """
+    report = judge(source)
+    assert report.verdict == "rejected" and "malformed" in report.message
+
+
+def test_a_forged_done_frame_cannot_end_the_judging_early() -> None:
+    source = """
+    import sys
+    from judge.harness import framing
+    fd = int(sys.argv[sys.argv.index("--out-fd") + 1])
+    out = framing.open_writer(fd)
+    framing.write_frame(out, {"kind": "done"})
+
+    def solve(a, b, c, n):
+        pass
+    """
+    report = judge(source)
+    assert report.verdict == "rejected" and report.verdict != "accepted"
+
+
+def test_prints_are_returned_as_the_programs_stdout() -> None:
+    report = judge("import torch\nprint('hello from import')\n" + ADD)
+    assert report.verdict == "accepted" and "hello from import" in report.stdout
+
+
+def test_every_report_is_plain_json_with_the_protocol_version() -> None:
+    report = judge("def solve(a, b, c, n):\n    c.fill_(float('inf'))\n")
+    data = json.loads(report.to_json())
+    assert data["version"] == 1 and data["verdict"] == "wrong_answer"
+    assert Report.from_dict(data).cases[0].max_abs_err == "inf"
+    assert not any(isinstance(v, float) and not math.isfinite(v) for v in _floats(data))
+
+
+def _floats(value: object) -> list[object]:
+    if isinstance(value, dict):
+        return [x for v in value.values() for x in _floats(v)]
+    if isinstance(value, list):
+        return [x for v in value for x in _floats(v)]
+    return [value]
