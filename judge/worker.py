@@ -98,8 +98,10 @@ class Settings:
             var_dir=Path(os.environ.get("GRIDSTRIDE_VAR_DIR", str(REPO_ROOT / "var"))),
             visibility_timeout_s=_env_int("CELERY_VISIBILITY_TIMEOUT_S", 3600),
             time_limit_s=time_limit,
-            # The soft limit leaves a minute to write and send the internal-error report.
-            soft_time_limit_s=_env_int("JUDGE_SOFT_TIME_LIMIT_S", max(1, time_limit - 60)),
+            # The soft limit leaves time (a tenth, 5-60 s) to write and send the internal-error report.
+            soft_time_limit_s=_env_int(
+                "JUDGE_SOFT_TIME_LIMIT_S", max(1, time_limit - max(5, min(60, time_limit // 10)))
+            ),
             heartbeat_s=_env_float("JUDGE_HEARTBEAT_S", 15.0),
             max_runs=_env_int("JUDGE_MAX_ATTEMPTS", 3),
             harness=os.environ.get("GRIDSTRIDE_JUDGE_HARNESS", ""),
@@ -134,7 +136,14 @@ def transport_options(settings: Settings) -> dict[str, Any]:
             "store_processed": False,
             "polling_interval": FILESYSTEM_POLL_S,
         }
-    return {"visibility_timeout": settings.visibility_timeout_s, "priority_steps": PRIORITY_STEPS}
+    return {
+        "visibility_timeout": settings.visibility_timeout_s,
+        "priority_steps": PRIORITY_STEPS,
+        "unacked_restore_interval": 10,
+        "unacked_restore_throttle": 1,
+        "socket_connect_timeout": 5,
+        "socket_keepalive": True,
+    }
 
 
 def celery_config(settings: Settings) -> dict[str, Any]:

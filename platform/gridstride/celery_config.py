@@ -47,6 +47,11 @@ else:
     broker_transport_options = {
         "visibility_timeout": settings.CELERY_VISIBILITY_TIMEOUT_S,
         "priority_steps": PRIORITY_STEPS,
+        # Look for messages of dead consumers (unacked past the visibility timeout) every 10 s.
+        "unacked_restore_interval": 10,
+        "unacked_restore_throttle": 1,
+        "socket_connect_timeout": 5,
+        "socket_keepalive": True,
     }
 
 beat_schedule = {

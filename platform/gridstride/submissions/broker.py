@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from celery import Celery
 from django.conf import settings
 
 log = logging.getLogger(__name__)
@@ -18,11 +19,16 @@ JOB_TASK = "judge.run"
 PUBLISH_RETRY_POLICY = {"max_retries": 10, "interval_start": 0.2, "interval_step": 0.5, "interval_max": 2.0}
 
 
-def send_job(job: dict[str, Any], *, queue: str, priority: int, task_id: str) -> None:
-    """Publish `judge.run(job)` on `queue`. Raises when the broker cannot be reached."""
+def celery_app() -> Celery:
+    """The site's Celery app (tests that bring their own broker replace this function)."""
     from gridstride.celery import app
 
-    app.send_task(
+    return app
+
+
+def send_job(job: dict[str, Any], *, queue: str, priority: int, task_id: str) -> None:
+    """Publish `judge.run(job)` on `queue`. Raises when the broker cannot be reached."""
+    celery_app().send_task(
         JOB_TASK,
         args=[job],
         queue=queue,
@@ -42,9 +48,7 @@ def revoke(task_ids: list[str]) -> None:
     """
     if not task_ids or not settings.CELERY_BROKER_URL.startswith(("redis://", "rediss://")):
         return
-    from gridstride.celery import app
-
     try:
-        app.control.revoke(task_ids)
+        celery_app().control.revoke(task_ids)
     except Exception:  # the broker is down: the fence still ignores what these would report
         log.warning("could not revoke %s", task_ids, exc_info=True)
