@@ -6,6 +6,7 @@ every process this module started, by its own process group.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import socket
@@ -66,10 +67,8 @@ class Process:
 
     def kill(self, sig: int = signal.SIGKILL) -> None:
         if self.popen.poll() is None:
-            try:
+            with contextlib.suppress(ProcessLookupError):
                 os.killpg(self.popen.pid, sig)
-            except ProcessLookupError:
-                pass
 
     def stop(self, timeout: float = 10) -> None:
         if self.popen.poll() is None:
@@ -153,10 +152,8 @@ class TcpProxy:
         self.down = True
         with self._lock:
             for s in self._conns:
-                try:
+                with contextlib.suppress(OSError):
                     s.shutdown(socket.SHUT_RDWR)
-                except OSError:
-                    pass
                 s.close()
             self._conns.clear()
 
@@ -196,10 +193,8 @@ class TcpProxy:
             pass
         finally:
             for s in (src, dst):
-                try:
+                with contextlib.suppress(OSError):
                     s.shutdown(socket.SHUT_RDWR)
-                except OSError:
-                    pass
 
 
 class Stack:
@@ -245,7 +240,11 @@ class Stack:
     def start_judge(self, name: str = "0", **env: str) -> Process:
         argv = [str(JUDGE_PY), "-m", "judge.worker", "--gpu-model", "cpu", "--name", name]
         proc = Process(
-            f"judge {name}", argv, cwd=ROOT, env={**self.env, **env}, log=self.folder / f"judge-{name}-{self._bump()}.log"
+            f"judge {name}",
+            argv,
+            cwd=ROOT,
+            env={**self.env, **env},
+            log=self.folder / f"judge-{name}-{self._bump()}.log",
         )
         proc.wait_log("ready.")
         self.judges[name] = proc
