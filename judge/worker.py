@@ -471,6 +471,28 @@ def detect_host() -> dict[str, Any]:
     return dict(info)
 
 
+def worker_argv(queue: str, node: str, loglevel: str, state_db: Path) -> list[str]:
+    """One process, one job at a time: a GPU is never shared between two submissions."""
+    return [
+        "worker",
+        "--queues",
+        queue,
+        "--concurrency",
+        "1",
+        "--pool",
+        "prefork",
+        "--hostname",
+        node,
+        "--loglevel",
+        loglevel,
+        "--without-gossip",
+        "--without-mingle",
+        # Revoked (stale) jobs stay revoked across restarts of this worker.
+        "--statedb",
+        str(state_db),
+    ]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m judge worker", description="Run a judge worker (one per GPU).")
     parser.add_argument("--gpu-model", default=os.environ.get("GRIDSTRIDE_GPU_MODEL"), help="skip detection")
@@ -496,23 +518,6 @@ def main(argv: list[str] | None = None) -> int:
     if SETTINGS.harness:
         log.warning("judging with the stand-in harness %s: verdicts are not real", SETTINGS.harness)
     app.worker_main(
-        [
-            "worker",
-            "--queues",
-            queue,
-            "--concurrency",
-            "1",
-            "--pool",
-            "prefork",
-            "--hostname",
-            node,
-            "--loglevel",
-            args.loglevel,
-            "--without-gossip",
-            "--without-mingle",
-            # Revoked (stale) jobs stay revoked across restarts of this worker.
-            "--statedb",
-            str(SETTINGS.judge_dir / f"state-{info['gpu_model']}-{args.name}"),
-        ]
+        worker_argv(queue, node, args.loglevel, SETTINGS.judge_dir / f"state-{info['gpu_model']}-{args.name}")
     )
     return 0

@@ -54,6 +54,8 @@ else:
         "socket_keepalive": True,
     }
 
+# Beat rewrites its schedule file after each task it sends (docker-compose's health check reads its age).
+beat_sync_every = 1
 beat_schedule = {
     "sweep-leases": {
         "task": "gridstride.sweep_leases",

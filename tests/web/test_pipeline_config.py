@@ -1,0 +1,179 @@
+"""The pipeline's configuration: the site and the judges agree on the broker, the time limits nest
+(sandbox < soft < hard < visibility timeout), and docker-compose.yml has the production topology.
+No Docker engine runs here, so the compose file is checked as data.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from django.test import override_settings
+from gridstride import celery_config
+from gridstride.celery import app as web_app
+
+from judge import worker
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def web_options(**overrides: Any) -> dict[str, Any]:
+    with override_settings(**overrides):
+        try:
+            return dict(importlib.reload(celery_config).broker_transport_options)
+        finally:
+            importlib.reload(celery_config)
+
+
+def judge_settings(broker_url: str, var_dir: Path, visibility: int = 3600) -> worker.Settings:
+    return worker.Settings(
+        broker_url=broker_url,
+        var_dir=var_dir,
+        visibility_timeout_s=visibility,
+        time_limit_s=1200,
+        soft_time_limit_s=1140,
+        heartbeat_s=15,
+        max_runs=3,
+        harness="",
+    )
+
+
+def test_site_and_judge_use_the_same_filesystem_broker_folders(tmp_path: Path) -> None:
+    web = web_options(CELERY_BROKER_URL="filesystem://", BROKER_DIR=tmp_path / "broker")
+    assert web == worker.transport_options(judge_settings("filesystem://", tmp_path))
+    assert web["control_folder"] == str(tmp_path / "broker" / "control")
+
+
+def test_site_and_judge_use_the_same_redis_options(tmp_path: Path) -> None:
+    web = web_options(CELERY_BROKER_URL="redis://127.0.0.1:6379/0", CELERY_VISIBILITY_TIMEOUT_S=5000)
+    assert web == worker.transport_options(judge_settings("redis://127.0.0.1:6379/0", tmp_path, 5000))
+    assert web["priority_steps"] == [0, 3, 6, 9]
+
+
+def test_both_sides_acknowledge_late_and_requeue_when_a_worker_dies() -> None:
+    judge_conf = worker.celery_config(judge_settings("filesystem://", Path("/tmp")))
+    for conf in (judge_conf, vars(celery_config)):
+        assert conf["task_acks_late"] is True
+        assert conf["task_reject_on_worker_lost"] is True
+        assert conf["worker_prefetch_multiplier"] == 1
+        assert conf["broker_connection_max_retries"] is None
+        assert conf["worker_lost_wait"] <= 2
+    task = worker.app.tasks["judge.run"]
+    assert task.acks_late and task.reject_on_worker_lost
+
+
+def test_a_judge_runs_one_job_at_a_time_on_its_gpu_queue() -> None:
+    argv = worker.worker_argv("judge.h200", "judge-h200-gpu0@host", "INFO", Path("/tmp/state"))
+    assert argv[argv.index("--queues") + 1] == "judge.h200"
+    assert argv[argv.index("--concurrency") + 1] == "1"
+    assert argv[argv.index("--pool") + 1] == "prefork"  # the job runs in a child the worker can outlive
+
+
+def test_time_limits_nest_inside_the_visibility_timeout() -> None:
+    s = worker.Settings.from_env()
+    assert s.soft_time_limit_s < s.time_limit_s < s.visibility_timeout_s
+    conf = worker.celery_config(s)
+    assert conf["task_soft_time_limit"] < conf["task_time_limit"]
+
+
+@pytest.mark.parametrize("side", ["web", "judge"])
+def test_a_visibility_timeout_shorter_than_a_job_refuses_to_start(side: str) -> None:
+    env = {**os.environ, "DEBUG": "1", "CELERY_VISIBILITY_TIMEOUT_S": "600", "JUDGE_TIME_LIMIT_S": "1200"}
+    code = "import django; django.setup()" if side == "web" else "import judge.worker"
+    env.setdefault("DJANGO_SETTINGS_MODULE", "gridstride.settings")
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        env={**env, "PYTHONPATH": f"{ROOT / 'platform'}:{ROOT}"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert out.returncode != 0
+    assert "must be longer than JUDGE_TIME_LIMIT_S (1200)" in out.stderr
+
+
+def test_the_site_routes_its_tasks_to_the_web_queue_and_schedules_the_sweeper() -> None:
+    assert web_app.conf.task_default_queue == "web"
+    assert web_app.conf.task_routes == {"gridstride.*": {"queue": "web"}}
+    sweep = web_app.conf.beat_schedule["sweep-leases"]
+    assert sweep["task"] == "gridstride.sweep_leases" and sweep["options"]["queue"] == "web"
+    from gridstride.submissions import tasks
+
+    names = {t.name for t in (tasks.record_report, tasks.record_progress, tasks.sweep_leases)}
+    assert names == {"gridstride.record_report", "gridstride.record_progress", "gridstride.sweep_leases"}
+    assert worker.REPORT_TASK == "gridstride.record_report" and worker.WEB_QUEUE == "web"
+
+
+# --- docker-compose.yml -----------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def compose() -> dict[str, Any]:
+    return yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+
+
+def command(service: dict[str, Any]) -> str:
+    return " ".join(service["command"])
+
+
+def test_compose_has_the_production_services_each_with_a_health_check(compose: dict[str, Any]) -> None:
+    services = compose["services"]
+    assert {"postgres", "redis", "migrate", "web", "celery-web", "beat", "judge-gpu0"} <= set(services)
+    for name, service in services.items():
+        if name != "migrate":
+            assert "healthcheck" in service, name
+            assert service.get("restart") == "unless-stopped", name
+    assert services["postgres"]["image"] == "postgres:16"
+    assert services["redis"]["image"] == "redis:7"
+    assert "gunicorn" in command(services["web"])
+    assert "-Q web" in command(services["celery-web"])
+    assert " beat " in f" {command(services['beat'])} "
+    assert services["web"]["depends_on"]["migrate"]["condition"] == "service_completed_successfully"
+    assert {"postgres-data", "redis-data"} <= set(compose["volumes"])
+
+
+def test_compose_redis_persists_never_evicts_and_needs_a_password(compose: dict[str, Any]) -> None:
+    redis = compose["services"]["redis"]
+    assert "--requirepass" in command(redis)
+    assert "REDIS_PASSWORD:?" in redis["environment"]["REDIS_PASSWORD"]
+    assert "./deploy/redis.conf:/usr/local/etc/redis/redis.conf:ro" in redis["volumes"]
+    conf = dict(
+        line.split(None, 1) for line in (ROOT / "deploy/redis.conf").read_text().splitlines() if line and line[0] != "#"
+    )
+    assert conf["appendonly"] == "yes"
+    assert conf["maxmemory-policy"] == "noeviction"
+    assert "requirepass" not in conf  # the password never sits in the repository
+    for name in ("web", "celery-web", "beat", "judge-gpu0"):
+        env = compose["services"][name]["environment"]
+        assert env["CELERY_BROKER_URL"].startswith("redis://:${REDIS_PASSWORD:?"), name
+
+
+def test_compose_judges_are_one_per_gpu_on_the_nvidia_runtime_and_never_privileged(compose: dict[str, Any]) -> None:
+    judges = {k: v for k, v in compose["services"].items() if k.startswith("judge-")}
+    assert judges
+    gpus = []
+    for name, judge in judges.items():
+        assert judge["profiles"] == ["gpu"], name
+        assert not judge.get("privileged"), name
+        devices = judge["deploy"]["resources"]["reservations"]["devices"]
+        assert len(devices) == 1 and devices[0]["driver"] == "nvidia" and devices[0]["capabilities"] == ["gpu"]
+        assert len(devices[0]["device_ids"]) == 1, "one GPU per worker"
+        gpus += devices[0]["device_ids"]
+        assert "judge worker" in command(judge)
+        assert "SYS_ADMIN" in judge["cap_add"]
+    assert len(gpus) == len(set(gpus)), "two judges on one GPU"
+    assert not any(s.get("privileged") for s in compose["services"].values())
+
+
+def test_compose_site_and_judges_agree_on_the_visibility_timeout_and_job_limit(compose: dict[str, Any]) -> None:
+    web_env = compose["services"]["celery-web"]["environment"]
+    judge_env = compose["services"]["judge-gpu0"]["environment"]
+    for key in ("CELERY_VISIBILITY_TIMEOUT_S", "JUDGE_TIME_LIMIT_S"):
+        assert web_env[key] == judge_env[key], key
