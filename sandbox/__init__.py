@@ -1,0 +1,22 @@
+"""Isolation of untrusted code (stdlib only). See sandbox/README.md for the threat model.
+
+from sandbox import Limits, Result, run, start, WarmPool, capabilities
+"""
+
+from sandbox.capabilities import Capabilities, SandboxError, capabilities
+from sandbox.job import Job, run, start
+from sandbox.limits import Limits, Result
+from sandbox.pool import WarmJob, WarmPool
+
+__all__ = [
+    "Capabilities",
+    "Job",
+    "Limits",
+    "Result",
+    "SandboxError",
+    "WarmJob",
+    "WarmPool",
+    "capabilities",
+    "run",
+    "start",
+]

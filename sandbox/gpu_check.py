@@ -1,0 +1,45 @@
+"""Checks that a finished job left nothing running on its GPU.
+
+A process that has fully exited has released its CUDA context (the driver tears it down while
+the process closes its device files), so an empty cgroup normally means an idle GPU. These
+checks catch the exceptions: a straggler that outlived the kill, or a context still listed.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import time
+
+
+def compute_pids(gpu: int, timeout: float = 10.0) -> set[int] | None:
+    """Host pids holding a compute context on `gpu` (None if nvidia-smi is unavailable)."""
+    tool = shutil.which("nvidia-smi")
+    if tool is None:
+        return None
+    try:
+        out = subprocess.run(
+            [tool, "-i", str(gpu), "--query-compute-apps=pid", "--format=csv,noheader"],
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=True,
+        ).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return {int(line) for line in out.split() if line.strip().isdigit()}
+
+
+def lingering(gpu: int, pids: set[int], grace: float = 5.0) -> list[int]:
+    """Which of `pids` (stragglers seen after the job ended) still hold a context on `gpu`."""
+    if not pids:
+        return []
+    deadline = time.monotonic() + grace
+    while True:
+        held = compute_pids(gpu)
+        if held is None:
+            return []
+        left = sorted(held & pids)
+        if not left or time.monotonic() > deadline:
+            return left
+        time.sleep(0.2)

@@ -1,0 +1,156 @@
+"""What a job's sandbox contains: the file-system view, the environment and the rlimits.
+
+The view is an allow-list: a fresh tmpfs root that holds only the system directories, the Python
+environment, the judge's own code and the paths the caller names as readable. Nothing else of
+the host exists inside (no /root, /home, /var, no site source or settings, no database, no
+other submissions). Secrets that could sit under a bound tree are masked as a second line.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import sys
+import sysconfig
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from sandbox.limits import Limits
+
+REPO = Path(__file__).resolve().parent.parent
+SANDBOX_UID = int(os.environ.get("GRIDSTRIDE_SANDBOX_UID", "65534"))
+SANDBOX_GID = int(os.environ.get("GRIDSTRIDE_SANDBOX_GID", "65534"))
+# CPU seconds a warm process may spend importing torch/triton and initialising CUDA before its job.
+WARM_CPU_ALLOWANCE = 120
+
+SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+ETC_BINDS = ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/alternatives", "/etc/localtime")
+# The judge's code the child may import; everything else in the repository stays outside.
+REPO_CODE = ("judge", "sandbox")
+# Never visible, even if a caller binds a tree that contains them.
+REPO_HIDDEN = ("var", "platform", ".git", ".env", "reference_kernels", "problems")
+PASSTHROUGH_ENV = ("LD_LIBRARY_PATH", "CUDA_HOME", "CUDA_PATH", "TRITON_INTERPRET", "TRITON_PTXAS_PATH")
+
+ETC_FILES = {
+    "/etc/passwd": "root:x:0:0:root:/nonexistent:/usr/sbin/nologin\n"
+    f"sandbox:x:{SANDBOX_UID}:{SANDBOX_GID}:sandbox:/tmp:/usr/sbin/nologin\n",
+    "/etc/group": f"root:x:0:\nsandbox:x:{SANDBOX_GID}:\n",
+    "/etc/hosts": "127.0.0.1 localhost\n::1 localhost\n",
+    "/etc/resolv.conf": "",
+    "/etc/nsswitch.conf": "passwd: files\ngroup: files\nhosts: files\n",
+    "/etc/hostname": "sandbox\n",
+}
+
+
+def staging_dir() -> str:
+    """An empty root-owned directory the launcher mounts the new root on (inside its namespace)."""
+    base = Path("/run") if Path("/run").is_dir() else Path("/tmp")
+    path = base / "gridstride-sandbox" / "root"
+    path.mkdir(parents=True, exist_ok=True, mode=0o700)
+    return str(path)
+
+
+def _python_dirs() -> list[str]:
+    dirs = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix}
+    dirs.add(str(Path(os.path.realpath(sys.executable)).parent.parent))
+    for key in ("stdlib", "platstdlib", "purelib", "platlib"):
+        path = sysconfig.get_paths().get(key)
+        if path:
+            dirs.add(path)
+    return sorted(dirs)
+
+
+def _covered(path: str, binds: Iterable[str]) -> bool:
+    return any(path == b or path.startswith(b.rstrip("/") + "/") for b in binds)
+
+
+def secret_paths() -> list[str]:
+    hidden = [str(REPO / name) for name in REPO_HIDDEN]
+    secret = os.environ.get("GRIDSTRIDE_JUDGE_SECRET_FILE")
+    if secret:
+        hidden.append(os.path.realpath(secret))
+    hidden += ["/etc/shadow", "/etc/gshadow", "/root/.ssh", "/etc/gridstride"]
+    return hidden
+
+
+def mount_plan(*, gpu: int | None, readable: Iterable[str], limits: Limits) -> dict[str, Any]:
+    symlinks: list[tuple[str, str]] = []
+    binds: list[str] = []
+    for d in SYSTEM_DIRS:
+        if os.path.islink(d):
+            symlinks.append((d, os.readlink(d)))
+        elif os.path.isdir(d):
+            binds.append(d)
+    candidates = [*ETC_BINDS, *(str(p) for p in Path("/etc").glob("python3*"))]
+    candidates += _python_dirs() + [str(REPO / name) for name in REPO_CODE]
+    for env_dir in ("CUDA_HOME", "CUDA_PATH"):
+        if os.environ.get(env_dir):
+            candidates.append(os.environ[env_dir])
+    for path in readable:
+        candidates.append(os.path.realpath(path))
+    for path in candidates:
+        real = os.path.realpath(path)
+        if os.path.exists(real) and not _covered(real, binds):
+            binds.append(real)
+    binds.sort(key=lambda p: (p.count("/"), p))
+    gpu_devices: list[str] = []
+    if gpu is not None:
+        gpu_devices = [f"nvidia{gpu}", "nvidiactl", "nvidia-uvm", "nvidia-uvm-tools"]
+        missing = [d for d in gpu_devices[:3] if not os.path.exists("/dev/" + d)]
+        if missing:
+            raise FileNotFoundError(f"GPU {gpu}: missing device nodes {missing}")
+        gpu_devices = [d for d in gpu_devices if os.path.exists("/dev/" + d)]
+    return {
+        "staging": staging_dir(),
+        "symlinks": symlinks,
+        "binds": binds,
+        "files": ETC_FILES,
+        "masks": [p for p in secret_paths() if _covered(p, binds)],
+        "gpu_devices": gpu_devices,
+        "tmp_bytes": limits.tmp_bytes,
+        "shm_bytes": min(limits.tmp_bytes, 1 << 30),
+    }
+
+
+def environment(extra: Mapping[str, str] | None) -> dict[str, str]:
+    """A scrubbed environment: nothing of the worker's (no credentials, no settings) leaks in."""
+    python_bin = str(Path(sys.executable).parent)
+    env = {
+        "PATH": f"{python_bin}:/usr/local/cuda/bin:/usr/local/bin:/usr/bin:/bin",
+        "HOME": "/tmp",
+        "TMPDIR": "/tmp",
+        "USER": "sandbox",
+        "LOGNAME": "sandbox",
+        "LANG": "C.UTF-8",
+        "PYTHONPATH": str(REPO),
+        "PYTHONSAFEPATH": "1",  # no cwd / script dir on sys.path: a planted torch.py is never imported
+        "PYTHONNOUSERSITE": "1",
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "TRITON_CACHE_DIR": "/tmp/.triton",
+        "XDG_CACHE_HOME": "/tmp/.cache",
+        "CUDA_CACHE_PATH": "/tmp/.nv/ComputeCache",
+    }
+    for name in PASSTHROUGH_ENV:
+        if name in os.environ:
+            env[name] = os.environ[name]
+    env.update(extra or {})
+    return env
+
+
+def rlimits(
+    limits: Limits, *, memory_cgroup: bool, pids_cgroup: bool, gpu: int | None, warm: bool
+) -> dict[str, list[int]]:
+    cpu = math.ceil(limits.cpu_seconds) + (WARM_CPU_ALLOWANCE if warm else 0)
+    out = {
+        "cpu": [cpu, cpu + 1],  # SIGXCPU first, SIGKILL a second later
+        # RLIMIT_NPROC counts every process of the uid host-wide: the pids cgroup is the real
+        # per-job limit when present; this is the backstop (a small value breaks CUDA).
+        "nproc": [limits.max_processes] * 2 if not pids_cgroup else [8192, 8192],
+        "nofile": [limits.max_open_files] * 2,
+        "fsize": [limits.max_file_bytes] * 2,
+        "core": [0, 0],
+    }
+    if not memory_cgroup and gpu is None:
+        out["as"] = [limits.memory_bytes] * 2  # CPU-only stand-in; never with CUDA
+    return out

@@ -1,0 +1,185 @@
+"""A pool of sandboxed processes started ahead of their job.
+
+Starting python + torch + CUDA costs about 4 s on the H200, so the pool starts the next sandbox
+early: the child imports what it needs and initialises CUDA, then blocks reading fd 3. `take()`
+hands one over; its wall clock and CPU budget start then. Each process is single-use: after it
+ran a job it is never reused, and its tree is killed when it ends.
+
+Refilling: by default a replacement starts when a taken job *finishes* ("after"), not when it is
+taken, so a new process's CUDA start-up never competes with a job that is being timed on the
+same GPU. refill="immediate" trades that for a warm process even under back-to-back jobs.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import logging
+import os
+import threading
+from collections import deque
+from collections.abc import Iterable, Mapping
+
+from sandbox.capabilities import SandboxError
+from sandbox.job import Job
+from sandbox.limits import Limits, Result
+
+log = logging.getLogger("sandbox")
+
+
+class WarmJob:
+    """A warm sandboxed process.
+
+    channel_out: the parent's write end of the child's fd 3 (send the job here, then close it).
+    channel_in: the parent's read end of the child's fd 4 (results come back here).
+    Both are unbuffered binary file objects (`.fileno()` gives the raw fd).
+    """
+
+    def __init__(self, job: Job, channel_out: io.FileIO, channel_in: io.FileIO) -> None:
+        self.job = job
+        self.channel_out = channel_out
+        self.channel_in = channel_in
+
+    @property
+    def pid(self) -> int:
+        return self.job.pid
+
+    def wait(self, timeout: float | None = None) -> Result:
+        return self.job.wait(timeout)
+
+    def kill(self) -> None:
+        self.job.kill()
+
+    def close_channels(self) -> None:
+        for channel in (self.channel_out, self.channel_in):
+            with contextlib.suppress(OSError):
+                channel.close()
+
+
+class WarmPool:
+    def __init__(
+        self,
+        argv: list[str],
+        *,
+        limits: Limits,
+        env: Mapping[str, str] | None = None,
+        gpu: int | None = None,
+        readable: Iterable[str] = (),
+        size: int = 1,
+        refill: str = "after",
+    ) -> None:
+        if size < 1:
+            raise ValueError("size must be at least 1")
+        if refill not in ("after", "immediate"):
+            raise ValueError("refill is 'after' or 'immediate'")
+        self.argv = list(argv)
+        self.limits = limits
+        self.env = dict(env or {})
+        self.gpu = gpu
+        self.readable = tuple(readable)
+        self.size = size
+        self.refill = refill
+        self._idle: deque[WarmJob] = deque()
+        self._taken: set[int] = set()
+        self._lock = threading.Lock()
+        self._closed = False
+        for _ in range(size):
+            self._idle.append(self._spawn())
+
+    def _spawn(self) -> WarmJob:
+        job_r, job_w = os.pipe()
+        result_r, result_w = os.pipe()
+        try:
+            job = Job(
+                self.argv,
+                limits=self.limits,
+                env=self.env,
+                gpu=self.gpu,
+                readable=self.readable,
+                pass_fds=(job_r, result_w),
+                warm=True,
+                on_done=self._job_done,
+            )
+        except BaseException:
+            for fd in (job_w, result_r):
+                os.close(fd)
+            raise
+        finally:
+            os.close(job_r)
+            os.close(result_w)
+        return WarmJob(job, io.FileIO(job_w, "wb"), io.FileIO(result_r, "rb"))
+
+    def _refill_async(self) -> None:
+        def fill() -> None:
+            with self._lock:
+                if self._closed or len(self._idle) >= self.size:
+                    return
+            try:
+                warm = self._spawn()
+            except Exception:
+                log.exception("sandbox: could not refill the warm pool")
+                return
+            with self._lock:
+                if self._closed:
+                    warm.kill()
+                    warm.close_channels()
+                else:
+                    self._idle.append(warm)
+
+        threading.Thread(target=fill, name="sandbox-pool-refill", daemon=True).start()
+
+    def _job_done(self, job: Job) -> None:
+        with self._lock:
+            was_taken = job.pid in self._taken
+            self._taken.discard(job.pid)
+        if was_taken and self.refill == "after":
+            self._refill_async()
+
+    def take(self) -> WarmJob:
+        """The next warm process, armed (its limits count from now). Raises SandboxError if no
+        process can be started, with the failed child's stderr."""
+        with self._lock:
+            if self._closed:
+                raise SandboxError("the warm pool is closed")
+            warm: WarmJob | None = None
+            while self._idle:
+                candidate = self._idle.popleft()
+                result = candidate.job.poll()
+                if result is None:
+                    warm = candidate
+                    break
+                log.warning("sandbox: a warm process died before its job: %s", result.stderr[-500:])
+                candidate.close_channels()
+        if warm is None:
+            warm = self._spawn_checked()
+        with self._lock:
+            self._taken.add(warm.pid)
+        warm.job.arm()
+        if self.refill == "immediate":
+            self._refill_async()
+        return warm
+
+    def _spawn_checked(self) -> WarmJob:
+        warm = self._spawn()
+        result = warm.job.poll()
+        if result is not None:
+            warm.close_channels()
+            raise SandboxError(f"a fresh warm process died at once: {result.stderr[-2000:]}")
+        return warm
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            idle, self._idle = list(self._idle), deque()
+        for warm in idle:
+            warm.kill()
+            warm.close_channels()
+        for warm in idle:
+            with contextlib.suppress(TimeoutError):
+                warm.wait(10)
+
+    def __enter__(self) -> WarmPool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
