@@ -6,6 +6,7 @@ these tests instead of silently rendering nothing.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from dataclasses import asdict
@@ -13,6 +14,7 @@ from datetime import datetime
 from typing import Any
 
 from django.contrib.auth import get_user_model
+from django.contrib.auth.hashers import make_password
 from django.contrib.auth.models import AbstractBaseUser
 from django.utils import timezone
 from gridstride.catalog.actions import sync_problems
@@ -33,11 +35,18 @@ def problems() -> dict[str, Problem]:
     return {p.slug: p for p in Problem.objects.select_related("current_version")}
 
 
+@functools.cache
+def _password_hash() -> str:
+    # Hashing costs half a second (as it should); tests hash the shared password once.
+    return make_password(PASSWORD)
+
+
 def make_user(username: str | None = None, **extra: Any) -> AbstractBaseUser:
     username = username or f"user{next(_names)}"
-    return get_user_model().objects.create_user(
-        username=username, email=f"{username}@example.com", password=PASSWORD, **extra
-    )
+    user = get_user_model()(username=username, email=f"{username}@example.com", **extra)
+    user.password = _password_hash()
+    user.save()
+    return user
 
 
 def shape(
@@ -102,6 +111,11 @@ def report(
         shapes = softmax_shapes() if verdict == "accepted" and mode != "test" else []
     if cases is None:
         cases = [CaseResult(name="three-by-three", sizes={"m": 3, "n": 3}, passed=verdict != "wrong_answer")]
+    fields.setdefault(
+        "system", {"gpu_name": "NVIDIA H200", "driver": "580.95", "sm_clock_mhz": 1980, "torch": "2.11.0"}
+    )
+    fields.setdefault("ceilings", dict(H200_CEILINGS))
+    fields.setdefault("elapsed_s", 4.2)
     r = Report(
         submission_id="00000000-0000-0000-0000-000000000000",
         attempt=1,
@@ -114,9 +128,6 @@ def report(
         benchmarks=shapes,
         score_us=geomean([s.median_us for s in shapes]) if shapes else None,
         sol_pct=geomean([s.sol_pct for s in shapes]) if shapes else None,
-        system={"gpu_name": "NVIDIA H200", "driver": "580.95", "sm_clock_mhz": 1980, "torch": "2.11.0"},
-        ceilings=dict(H200_CEILINGS),
-        elapsed_s=4.2,
         **fields,
     )
     return r.to_dict()

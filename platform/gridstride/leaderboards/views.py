@@ -30,7 +30,7 @@ def board_params(request: HttpRequest, problem: Problem) -> tuple[str, str | Non
 def board(request: HttpRequest, slug: str) -> HttpResponse:
     problem = get_object_or_404(Problem.objects.select_related("current_version"), slug=slug, is_active=True)
     gpu, language, window, gpus = board_params(request, problem)
-    result = queries.build_board(problem, gpu, language, window, viewer=request.user)
+    result = queries.build_board(problem, gpu, language, window, viewer=request.user, limit=queries.DEFAULT_LIMIT)
     result.gpu_models = gpus
     context = {
         "problem": problem,
