@@ -1,0 +1,154 @@
+"""The gridstride CLI against a live site: login with a token, init a starter, submit and follow
+the judging live, status, leaderboard. A stand-in judge (a thread calling the pipeline's actions)
+answers every published job, the way a judge worker's messages would."""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.db import close_old_connections
+from gridstride.api.actions import issue_token, revoke_token
+from gridstride.catalog.actions import sync_problems
+from gridstride.catalog.models import Problem
+from site_fixtures import make_user, report, softmax_shapes
+
+from judge.protocol import Progress, Report
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "cli"))
+from gridstride_cli import main as cli
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def fake_judge(job: dict[str, Any], verdict: str) -> None:
+    """Walk through the stages with pauses (so the CLI sees them), then report."""
+    from gridstride.submissions import actions
+
+    try:
+        sid, attempt = job["submission_id"], job["attempt"]
+        steps = [("compiling", 0, 0), ("testing", 0, 3), ("testing", 2, 3)]
+        if job["mode"] == "benchmark":
+            steps += [("benchmarking", 0, 2), ("benchmarking", 1, 2)]
+        for seq, (stage, done, total) in enumerate(steps, start=1):
+            time.sleep(0.35)
+            actions.record_progress(Progress(sid, attempt, stage, done=done, total=total), seq=seq)
+        time.sleep(0.3)
+        data = report(
+            verdict, mode=job["mode"], ranked=False, shapes=softmax_shapes(400.0) if verdict == "accepted" else []
+        )
+        data.update(submission_id=sid, attempt=attempt, language=job["language"])
+        assert actions.record_report(Report.from_dict(json.loads(json.dumps(data))))
+    finally:
+        close_old_connections()
+
+
+@pytest.fixture
+def site(live_server: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
+    sync_problems()
+    assert Problem.objects.filter(slug="softmax").exists()
+    verdict = {"value": "accepted"}
+    threads: list[threading.Thread] = []
+
+    def send_job(job: dict[str, Any], **kw: Any) -> None:
+        t = threading.Thread(target=fake_judge, args=(job, verdict["value"]), daemon=True)
+        t.start()
+        threads.append(t)
+
+    monkeypatch.setattr("gridstride.submissions.broker.send_job", send_job)
+    monkeypatch.setenv("GRIDSTRIDE_CONFIG", str(tmp_path / "config" / "config.json"))
+    monkeypatch.setattr("gridstride_cli.main.POLL_S", 0.1)
+    user = make_user("cli-user")
+    row, token = issue_token(user, "cli")
+    yield {"url": live_server.url, "token": token, "row": row, "user": user, "tmp": tmp_path, "verdict": verdict}
+    for t in threads:
+        t.join(timeout=10)
+
+
+def run(*argv: str) -> tuple[int, str]:
+    out = io.StringIO()
+    code = cli.main(list(argv), out=out)
+    return code, out.getvalue()
+
+
+def test_login_saves_the_token_privately_and_checks_it(site: dict[str, Any]) -> None:
+    code, out = run("--server", site["url"], "login", "--token", site["token"])
+    assert code == 0 and "as cli-user" in out
+    saved = site["tmp"] / "config" / "config.json"
+    assert json.loads(saved.read_text()) == {"server": site["url"], "token": site["token"]}
+    assert saved.stat().st_mode & 0o777 == 0o600
+
+
+def test_a_wrong_or_revoked_token_is_refused_with_a_hint(
+    site: dict[str, Any], capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _ = run("login", "--token", "gs_wrong", "--server", site["url"])
+    assert code == 2 and "refused the token" in capsys.readouterr().err
+    assert not (site["tmp"] / "config" / "config.json").exists()
+    run("login", "--token", site["token"], "--server", site["url"])
+    revoke_token(site["user"], site["row"].pk)
+    kernel = site["tmp"] / "softmax.py"
+    kernel.write_text("import triton\n")
+    code, _ = run("submit", str(kernel))
+    assert code == 2 and "revoked" in capsys.readouterr().err
+
+
+def test_init_writes_the_starter_and_will_not_overwrite(site: dict[str, Any]) -> None:
+    target = site["tmp"] / "softmax.py"
+    code, out = run("--server", site["url"], "init", "softmax", "--language", "triton", "--output", str(target))
+    assert code == 0 and "wrote the triton starter" in out
+    assert target.read_text() == Problem.objects.get(slug="softmax").current_version.starters["triton"]
+    with pytest.raises(SystemExit, match="exists"):
+        run("--server", site["url"], "init", "softmax", "--language", "triton", "--output", str(target))
+
+
+def test_submit_follows_the_stages_live_then_prints_the_report(site: dict[str, Any]) -> None:
+    run("login", "--token", site["token"], "--server", site["url"])
+    kernel = site["tmp"] / "softmax.py"
+    kernel.write_text("import triton\n\ndef solve(x, y, m, n):\n    pass\n")
+    code, out = run("submit", str(kernel), "--gpu", "cpu")
+    assert code == 0, out
+    lines = out.splitlines()
+    assert lines[0].startswith("submit softmax (triton) as ")
+    stages = [line.split("] ", 1)[1] for line in lines if line.startswith("[")]
+    assert stages[0].startswith("queued") or stages[0] == "compiling"
+    assert "checking case 1/3" in stages or "checking case 3/3" in stages
+    assert "benchmarking shape 1/2" in stages or "benchmarking shape 2/2" in stages
+    assert stages[-1] == "Accepted"
+    assert "(unranked: CPU interpreter)" in out
+    assert "4096x16384" in out and "% SOL" in out and "score 56.57 ms" in out
+    submission_id = lines[0].rsplit(" ", 1)[1]
+
+    code, status = run("status", submission_id)
+    assert code == 0 and "Accepted" in status and "score" in status
+
+    code, board = run("leaderboard", "softmax", "--gpu", "cpu")
+    assert code == 0
+    assert "unranked practice runs" in board and "cli-user (you)" in board
+
+
+def test_a_wrong_answer_exits_non_zero_with_the_mismatches(site: dict[str, Any]) -> None:
+    run("login", "--token", site["token"], "--server", site["url"])
+    site["verdict"]["value"] = "wrong_answer"
+    kernel = site["tmp"] / "k.cu"
+    kernel.write_text('extern "C" void solve() {}\n')
+    code, out = run("submit", str(kernel), "--problem", "softmax", "--mode", "run", "--gpu", "cpu")
+    assert code == 1 and "Wrong answer" in out and "(cuda)" in out
+
+
+def test_the_language_is_guessed_or_asked_for(site: dict[str, Any], tmp_path: Path) -> None:
+    assert cli.guess_language(Path("a.cu"), "") == "cuda"
+    assert cli.guess_language(Path("a.py"), "import triton\n") == "triton"
+    assert cli.guess_language(Path("a.py"), "import cupy as cp\n") == "cupy"
+    assert cli.guess_language(Path("a.py"), "import torch\n") == "pytorch"
+    run("login", "--token", site["token"], "--server", site["url"])
+    plain = tmp_path / "softmax.py"
+    plain.write_text("x = 1\n")
+    with pytest.raises(SystemExit, match="--language"):
+        run("submit", str(plain))
