@@ -4,7 +4,8 @@ from sandbox import Limits, Result, run, start, WarmPool, capabilities
 """
 
 from sandbox.capabilities import Capabilities, SandboxError, capabilities
-from sandbox.job import Job, run, start
+from sandbox.files import write_new_file
+from sandbox.job import Job, run, run_collect, start
 from sandbox.limits import Limits, Result
 from sandbox.pool import WarmJob, WarmPool
 
@@ -18,5 +19,7 @@ __all__ = [
     "WarmPool",
     "capabilities",
     "run",
+    "run_collect",
     "start",
+    "write_new_file",
 ]

@@ -132,6 +132,23 @@ def _evacuate(root: Path) -> None:
     log.warning("sandbox: moved this container's processes into %s to delegate cgroup controllers", leaf)
 
 
+def _remount_writable(mount: _Mount | None) -> bool:
+    """Docker mounts the container's own cgroup tree read-only; with CAP_SYS_ADMIN the worker
+    (the only thing in the judge container) makes it writable to create job groups."""
+    if mount is None:
+        return False
+    from sandbox import _libc
+
+    flags = _libc.MS_REMOUNT | _libc.MS_NOSUID | _libc.MS_NODEV | _libc.MS_NOEXEC
+    try:
+        _libc.mount(None, str(mount.point), None, flags)
+    except OSError as e:
+        log.debug("cannot remount %s read-write: %s", mount.point, e)
+        return False
+    log.warning("sandbox: remounted %s read-write to create per-job cgroups", mount.point)
+    return True
+
+
 def _discover_v2(layout: Layout, mounts: list[_Mount]) -> None:
     override = os.environ.get("GRIDSTRIDE_SANDBOX_CGROUP")
     v2 = next((m for m in mounts if m.fstype == "cgroup2"), None)
@@ -143,8 +160,10 @@ def _discover_v2(layout: Layout, mounts: list[_Mount]) -> None:
     try:
         base.mkdir(exist_ok=True)
     except OSError as e:
-        layout.problems["cgroup_v2"] = f"cannot create {base}: {e.strerror}"
-        return
+        if e.errno != errno.EROFS or not _remount_writable(v2):
+            layout.problems["cgroup_v2"] = f"cannot create {base}: {e.strerror}"
+            return
+        base.mkdir(exist_ok=True)
     wanted = {"memory", "pids"} & set(_read(parent / "cgroup.controllers").split())
     if not override:
         try:

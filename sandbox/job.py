@@ -74,6 +74,9 @@ class Job:
         pass_fds: Iterable[int] = (),
         stdin: StdinArg = None,
         cwd: str | None = None,
+        files: Mapping[str, bytes] | None = None,
+        collect: Iterable[str] = (),
+        collect_max_bytes: int = 256 << 20,
         warm: bool = False,
         on_done: Callable[[Job], None] | None = None,
     ) -> None:
@@ -97,6 +100,13 @@ class Job:
         self._target_pid: int | None = None
         self.layers: dict[str, bool] = {}
         self.leftover_gpu_pids: list[int] = []
+        self.collected: dict[str, bytes] = {}
+        self.collect_errors: dict[str, str] = {}
+        self._collect = list(collect)
+        self._collect_max = collect_max_bytes
+        self._collect_buffer = bytearray()
+        self._collect_r: int | None = None
+        file_items = list((files or {}).items())
 
         caps = capabilities()
         lay = cgroups.layout()
@@ -109,7 +119,7 @@ class Job:
             config = {
                 "argv": self.argv,
                 "env": environment(env),
-                "cwd": cwd or "/tmp",
+                "cwd": cwd,
                 "uid": SANDBOX_UID,
                 "gid": SANDBOX_GID,
                 "layers": sorted(wanted_layers(caps)),
@@ -117,8 +127,11 @@ class Job:
                 "rlimits": rlimits(limits, memory_cgroup=lay.memory, pids_cgroup=lay.pids, gpu=gpu, warm=warm),
                 "mount": mount_plan(gpu=gpu, readable=readable, limits=limits),
                 "pass_fds": list(pass_fds),
+                "files": [[name, len(data)] for name, data in file_items],
+                "collect": self._collect,
+                "collect_max_bytes": collect_max_bytes,
             }
-            self._spawn(config, stdin)
+            self._spawn(config, stdin, b"".join(data for _, data in file_items))
         except BaseException:
             if self._cgroup:
                 self._cgroup.destroy()
@@ -133,14 +146,17 @@ class Job:
 
     # --- spawning -------------------------------------------------------------------------
 
-    def _spawn(self, config: dict[str, Any], stdin: StdinArg) -> None:
+    def _spawn(self, config: dict[str, Any], stdin: StdinArg, blobs: bytes) -> None:
         config_r, config_w = os.pipe()
         status_r, status_w = os.pipe()
-        payload = json.dumps(config).encode()
-        if len(payload) > 60000:
-            raise SandboxError("sandbox plan too large for one pipe write")
-        os.write(config_w, payload)
-        os.close(config_w)
+        launcher_fds = [config_r, status_w]
+        if self._collect:
+            self._collect_r, collect_w = os.pipe()
+            config["collect_fd"] = collect_w
+            launcher_fds.append(collect_w)
+        payload = json.dumps(config).encode() + b"\n" + blobs
+        # Written from a thread: the plan and the input files may be larger than a pipe holds.
+        threading.Thread(target=_write_and_close, args=(config_w, payload), daemon=True).start()
         stdin_arg: int = (
             subprocess.DEVNULL if stdin is None else (subprocess.PIPE if isinstance(stdin, bytes) else stdin)
         )
@@ -151,13 +167,18 @@ class Job:
                 stdin=stdin_arg,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
-                pass_fds=(config_r, status_w, *config["pass_fds"]),
+                pass_fds=(*launcher_fds, *config["pass_fds"]),
                 env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"},
                 start_new_session=True,
             )
+        except BaseException:
+            if self._collect_r is not None:
+                os.close(self._collect_r)
+            os.close(status_r)
+            raise
         finally:
-            os.close(config_r)
-            os.close(status_w)
+            for fd in launcher_fds:
+                os.close(fd)
         self.pid = self._proc.pid
         if isinstance(stdin, bytes):
             threading.Thread(target=self._feed_stdin, args=(stdin,), daemon=True).start()
@@ -185,6 +206,8 @@ class Job:
             self._target_pid = message["target_pid"]
         if "started" in message:
             self._exec_ok = True
+            if not self._warm:
+                self._armed_at = time.monotonic()  # a cold job's clocks start at its exec
             self._started.set()
         if "error" in message:
             self._start_error = message["error"]
@@ -208,7 +231,8 @@ class Job:
         streams = {self._proc.stdout.fileno(): self._out, self._proc.stderr.fileno(): self._err}  # type: ignore[union-attr]
         status_buffer = b""
         sel = selectors.DefaultSelector()
-        for fd in [*streams, self._status_r]:
+        extra = [self._collect_r] if self._collect_r is not None else []
+        for fd in [*streams, self._status_r, *extra]:
             os.set_blocking(fd, False)
             sel.register(fd, selectors.EVENT_READ)
         exited_at: float | None = None
@@ -221,6 +245,10 @@ class Job:
                     continue
                 if not data:
                     sel.unregister(fd)
+                    continue
+                if fd == self._collect_r:
+                    if len(self._collect_buffer) <= self._collect_max + (1 << 20):
+                        self._collect_buffer += data
                     continue
                 if fd == self._status_r:
                     status_buffer += data
@@ -270,6 +298,10 @@ class Job:
                 stream.close()  # type: ignore[union-attr]
         with contextlib.suppress(OSError):
             os.close(self._status_r)
+        if self._collect_r is not None:
+            with contextlib.suppress(OSError):
+                os.close(self._collect_r)
+            self._parse_collected()
         cpu = usage.ru_utime + usage.ru_stime
         peak = usage.ru_maxrss * 1024 or None
         oom = pids_out = False
@@ -292,6 +324,30 @@ class Job:
                 self._on_done(self)
             except Exception:
                 log.exception("sandbox: on_done callback failed")
+
+    def _parse_collected(self) -> None:
+        buffer = bytes(self._collect_buffer)
+        while buffer:
+            line, sep, rest = buffer.partition(b"\n")
+            if not sep:
+                break
+            try:
+                header = json.loads(line)
+            except ValueError:
+                break
+            name = str(header.get("name"))
+            if "size" in header:
+                size = int(header["size"])
+                if len(rest) < size:
+                    self.collect_errors[name] = "truncated"
+                    break
+                self.collected[name], buffer = rest[:size], rest[size:]
+            else:
+                self.collect_errors[name] = str(header.get("missing", "missing"))
+                buffer = rest
+        for name in self._collect:
+            if name not in self.collected and name not in self.collect_errors:
+                self.collect_errors[name] = "not produced (the job did not finish normally)"
 
     def _build_result(self, end: float, cpu: float, peak: int | None, oom: bool, pids_out: bool) -> Result:
         code = signum = None
@@ -362,6 +418,17 @@ class Job:
                 os.killpg(self._target_pid, signal.SIGKILL)
 
 
+def _write_and_close(fd: int, data: bytes) -> None:
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
 def _limit_note(limit: str | None, limits: Limits, signum: int | None) -> str | None:
     if limit == "wall":
         return f"killed: wall-clock limit of {limits.wall_seconds:g} s exceeded"
@@ -414,3 +481,38 @@ def run(
     return start(
         argv, limits=limits, env=env, gpu=gpu, readable=readable, pass_fds=pass_fds, stdin=stdin, cwd=cwd
     ).wait()
+
+
+def run_collect(
+    argv: list[str],
+    *,
+    limits: Limits,
+    files: Mapping[str, bytes] | None = None,
+    collect: Iterable[str] = (),
+    collect_max_bytes: int = 256 << 20,
+    env: Mapping[str, str] | None = None,
+    gpu: int | None = None,
+    readable: Iterable[str] = (),
+    cwd: str | None = None,
+) -> tuple[Result, dict[str, bytes], dict[str, str]]:
+    """Run a build step (nvcc, a Triton/NVRTC compile) with input files in, output files out.
+
+    `files` are written by the trusted launcher into the job's private /tmp before anything of
+    the job runs; after the job ended the launcher sends back the `collect` names from there
+    over a pipe (regular files the job created; no symlinks, FIFOs or links to other files).
+    Returns (result, {name: bytes}, {name: why missing}). Store the bytes where no job can write
+    (sandbox.write_new_file into a directory later jobs get only as `readable`).
+    """
+    job = Job(
+        argv,
+        limits=limits,
+        env=env,
+        gpu=gpu,
+        readable=readable,
+        cwd=cwd,
+        files=files,
+        collect=collect,
+        collect_max_bytes=collect_max_bytes,
+    )
+    result = job.wait()
+    return result, job.collected, job.collect_errors

@@ -20,10 +20,13 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import resource
+import shutil
 import signal
 import stat
 import sys
+import tempfile
 from typing import Any
 
 from sandbox import _libc, seccomp
@@ -46,6 +49,7 @@ RLIMITS = {
     "msgqueue": resource.RLIMIT_MSGQUEUE,
 }
 DEVICES = ("null", "zero", "full", "random", "urandom")
+SAFE_NAME = re.compile(r"[A-Za-z0-9_.+-]{1,128}")
 
 
 class Plan:
@@ -55,6 +59,8 @@ class Plan:
         self.best_effort: bool = raw.get("best_effort", False)
         self.layers: dict[str, bool] = {}
         self.reasons: dict[str, str] = {}
+        self.blobs = b""
+        self.job_uid = -1
 
     def want(self, layer: str) -> bool:
         return layer in self.raw["layers"]
@@ -342,6 +348,7 @@ def init_main(plan: Plan, outer_pid: int, pid_namespace: bool) -> None:
         elif plan.want("readonly_root"):
             plan.layers["readonly_root"] = False
             plan.reasons["readonly_root"] = "no mount namespace"
+        work, work_fd, scratch = prepare_work_dir(plan)
         # The target reports a failed exec here; a successful exec closes it (O_CLOEXEC).
         report_r, report_w = os.pipe2(os.O_CLOEXEC)
         plan.send({"layers": plan.layers, "reasons": plan.reasons})
@@ -359,11 +366,8 @@ def init_main(plan: Plan, outer_pid: int, pid_namespace: bool) -> None:
         else:  # the parent needs the target's real pid to kill its session without a namespace
             plan.send({"started": True, "target_pid": target})
         # Close what init holds of the job's channels: the target owns them now.
-        os.closerange(3, plan.status_fd)
-        os.closerange(plan.status_fd + 1, 1 << 16)
-        for fd in (0, 1, 2):
-            with contextlib.suppress(OSError):
-                os.close(fd)
+        collect_fd = plan.raw.get("collect_fd")
+        _close_all_except({plan.status_fd, work_fd, collect_fd if collect_fd is not None else -1})
         result: dict[str, int | None] = {"code": 127, "signal": None}
         while True:
             try:
@@ -375,11 +379,107 @@ def init_main(plan: Plan, outer_pid: int, pid_namespace: bool) -> None:
                 break
         if not pid_namespace:
             _kill_descendants()
+        if collect_fd is not None:
+            collect_outputs(plan, work_fd, collect_fd)
+        if scratch:
+            shutil.rmtree(work, ignore_errors=True)  # fd-based, never follows the job's symlinks
         plan.send({"exit": result})
     except BaseException as e:
         plan.send({"error": f"init: {type(e).__name__}: {e}"})
         os._exit(125)
     os._exit(0)
+
+
+def _close_all_except(keep: set[int]) -> None:
+    last = 0
+    for fd in sorted(k for k in keep if k >= 0):
+        os.closerange(last, fd)
+        last = fd + 1
+    os.closerange(last, 1 << 16)
+
+
+def _valid_name(name: str) -> bool:
+    return bool(SAFE_NAME.fullmatch(name)) and name not in (".", "..")
+
+
+def prepare_work_dir(plan: Plan) -> tuple[str, int, bool]:
+    """Where `files` land and `collect` reads: the private /tmp, or without a mount namespace a
+    fresh directory. Opened once, now, before any job code runs: later reads go through this fd
+    and never through a path the job could have replaced."""
+    raw = plan.raw
+    scratch = not plan.layers.get("readonly_root")
+    work = tempfile.mkdtemp(prefix="gridstride-job-") if scratch else "/tmp"
+    job_uid, job_gid = (raw["uid"], raw["gid"]) if plan.layers.get("uid_drop") else (os.getuid(), os.getgid())
+    if scratch:
+        os.chown(work, job_uid, job_gid)
+    if raw.get("cwd") is None:
+        raw["cwd"] = work
+    work_fd = os.open(work, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    offset = 0
+    for name, size in raw.get("files", []):
+        if not _valid_name(name):
+            raise LaunchError(f"bad file name {name!r}")
+        fd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644, dir_fd=work_fd)
+        try:
+            view = memoryview(plan.blobs)[offset : offset + size]
+            while view:
+                view = view[os.write(fd, view) :]
+            os.fchown(fd, job_uid, job_gid)
+        finally:
+            os.close(fd)
+        offset += size
+    plan.job_uid = job_uid
+    return work, work_fd, scratch
+
+
+def collect_outputs(plan: Plan, work_fd: int, out_fd: int) -> None:
+    """Send the requested files back as frames: a JSON header line, then `size` raw bytes.
+
+    Only regular files with one link, owned by the job, named directly in the work directory and
+    opened without following symlinks (FIFOs, devices, links to anything else are refused)."""
+    budget = int(plan.raw.get("collect_max_bytes", 1 << 30))
+    for name in plan.raw.get("collect", []):
+        header: dict[str, Any] = {"name": name}
+        data = b""
+        try:
+            if not _valid_name(name):
+                raise ValueError("not a plain file name")
+            fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=work_fd)
+            try:
+                st = os.fstat(fd)
+                if not stat.S_ISREG(st.st_mode):
+                    raise ValueError("not a regular file")
+                if st.st_nlink != 1 or st.st_uid != plan.job_uid:
+                    raise ValueError("a link to a file the job did not create")
+                if st.st_size > budget:
+                    raise ValueError(f"larger than the {budget}-byte collect limit")
+                chunks = []
+                left = budget + 1
+                while left > 0:
+                    chunk = os.read(fd, min(left, 1 << 20))
+                    if not chunk:
+                        break
+                    chunks.append(chunk)
+                    left -= len(chunk)
+                data = b"".join(chunks)
+                if len(data) > budget:
+                    raise ValueError(f"larger than the {budget}-byte collect limit")
+            finally:
+                os.close(fd)
+            budget -= len(data)
+            header["size"] = len(data)
+        except (OSError, ValueError) as e:
+            header["missing"] = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
+            data = b""
+        with contextlib.suppress(OSError):
+            _write_all(out_fd, (json.dumps(header) + "\n").encode() + data)
+    os.close(out_fd)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
 
 
 def _kill_descendants() -> None:
@@ -404,8 +504,10 @@ def main(argv: list[str] | None = None) -> None:
     args = argv if argv is not None else sys.argv[1:]
     config_fd, status_fd = int(args[0]), int(args[1])
     with os.fdopen(config_fd, "rb") as f:
-        raw = json.loads(f.read())
+        header, _, blobs = f.read().partition(b"\n")
+    raw = json.loads(header)
     plan = Plan(raw, status_fd)
+    plan.blobs = blobs
     try:
         if raw["cgroup_procs"]:
             plan.layer("cgroup", join_cgroups, raw["cgroup_procs"])
