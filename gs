@@ -76,6 +76,7 @@ cmd_start() {
 
 cmd_test() {
   setup_web; setup_judge
+  export DEBUG="${DEBUG:-1}"  # the test settings use the development secret key
   local status=0
   echo "== lint: ruff, mypy" >&2
   "$ROOT/.venv/web/bin/ruff" check . || status=1
