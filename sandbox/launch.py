@@ -174,6 +174,13 @@ def build_root(plan: Plan) -> None:
     _libc.mount(None, "/", None, _libc.MS_REC | _libc.MS_PRIVATE)
     _libc.mount("tmpfs", new, "tmpfs", _libc.MS_NOSUID | _libc.MS_NODEV, "mode=0755,size=16m")
 
+    # /tmp: private, size-capped, the only writable place (with /dev/shm). Mounted
+    # before the binds so that readable paths under /tmp stay visible inside it.
+    _mkdirs(new + "/tmp")
+    tmp_opts = f"mode=1777,size={mount['tmp_bytes']},nr_inodes=65536"
+    _libc.mount("tmpfs", new + "/tmp", "tmpfs", _libc.MS_NOSUID | _libc.MS_NODEV, tmp_opts)
+    plan.layers["private_tmp"] = True
+
     for link, target in mount["symlinks"]:
         _mkdirs(os.path.dirname(new + link))
         os.symlink(target, new + link)
@@ -188,12 +195,6 @@ def build_root(plan: Plan) -> None:
                 _libc.mount("tmpfs", new + path, "tmpfs", _libc.MS_RDONLY | _libc.MS_NOSUID | _libc.MS_NODEV, "size=4k")
             else:
                 _libc.mount("/dev/null", new + path, None, _libc.MS_BIND)
-
-    # /tmp: private, size-capped, the only writable place (with /dev/shm).
-    _mkdirs(new + "/tmp")
-    tmp_opts = f"mode=1777,size={mount['tmp_bytes']},nr_inodes=65536"
-    _libc.mount("tmpfs", new + "/tmp", "tmpfs", _libc.MS_NOSUID | _libc.MS_NODEV, tmp_opts)
-    plan.layers["private_tmp"] = True
 
     # /dev: a few harmless nodes plus this job's GPU only.
     dev = new + "/dev"
@@ -296,7 +297,9 @@ def run_target(plan: Plan, report_w: int) -> None:
     raw = plan.raw
     try:
         os.setsid()
+        # Python ignores these two and an ignored signal survives exec: give the job the defaults.
         signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+        signal.signal(signal.SIGXFSZ, signal.SIG_DFL)
         report_w = arrange_fds(raw["pass_fds"], keep=report_w)
         set_rlimits(raw["rlimits"])
         os.chdir(raw["cwd"])

@@ -139,9 +139,18 @@ def environment(extra: Mapping[str, str] | None) -> dict[str, str]:
 
 
 def rlimits(
-    limits: Limits, *, memory_cgroup: bool, pids_cgroup: bool, gpu: int | None, warm: bool
+    limits: Limits,
+    *,
+    memory_cgroup: bool,
+    pids_cgroup: bool,
+    gpu: int | None,
+    warm: bool,
+    cpu_cgroup: bool = False,
 ) -> dict[str, list[int]]:
-    cpu = math.ceil(limits.cpu_seconds) + (WARM_CPU_ALLOWANCE if warm else 0)
+    # With cgroup CPU accounting the parent enforces the limit on the whole tree and RLIMIT_CPU
+    # (per process) is a backstop set a little higher, so a compiler that catches SIGXCPU and
+    # exits "normally" is still reported as a CPU overrun rather than a compile error.
+    cpu = math.ceil(limits.cpu_seconds) + (WARM_CPU_ALLOWANCE if warm else 0) + (2 if cpu_cgroup else 0)
     out = {
         "cpu": [cpu, cpu + 1],  # SIGXCPU first, SIGKILL a second later
         # RLIMIT_NPROC counts every process of the uid host-wide: the pids cgroup is the real

@@ -1,8 +1,12 @@
-"""Judge-side tests: `gpu`-marked tests run only where CUDA is available."""
+"""Sandbox tests: `gpu`-marked tests run only where CUDA is available."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
+
+from tests.sandbox.helpers import assert_next_job_is_judged_correctly
 
 
 def _cuda_available() -> bool:
@@ -20,3 +24,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if "gpu" in item.keywords:
             item.add_marker(skip)
+
+
+@pytest.fixture
+def then_an_ordinary_job_still_works() -> Iterator[None]:
+    yield
+    assert_next_job_is_judged_correctly()

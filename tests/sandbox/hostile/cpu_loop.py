@@ -1,0 +1,4 @@
+"""Infinite CPU loop."""
+
+while True:
+    pass

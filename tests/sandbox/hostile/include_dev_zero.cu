@@ -1,0 +1,3 @@
+// The preprocessor reads an endless file.
+#include "/dev/zero"
+__global__ void k() {}
