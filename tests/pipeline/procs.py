@@ -84,8 +84,9 @@ class Process:
 class RedisServer:
     """A private redis-server with persistence on, so a restart keeps what was queued."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, appendfsync: str = "always") -> None:
         self.folder = folder
+        self.appendfsync = appendfsync
         self.port = free_port()
         folder.mkdir(parents=True, exist_ok=True)
         self.proc: Process | None = None
@@ -106,7 +107,7 @@ class RedisServer:
             "--appendonly",
             "yes",
             "--appendfsync",
-            "always",
+            self.appendfsync,
             "--save",
             "",
             "--maxmemory-policy",

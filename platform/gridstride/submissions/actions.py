@@ -167,25 +167,26 @@ def dispatch(pk: int) -> bool:
     )
     if submission is None:
         return False
-    claimed = Submission.objects.filter(
-        pk=pk, attempt=submission.attempt, status=Status.QUEUED, dispatched_at__isnull=True
-    ).update(dispatched_at=now)
-    if not claimed:
-        return False
     try:
-        broker.send_job(
-            asdict(job_for(submission)),
-            queue=submission.queue,
-            priority=submission.priority,
-            task_id=submission.task_id,
-        )
+        # One transaction: the claim is undone if publishing fails, and one commit, not three.
+        with transaction.atomic():
+            claimed = Submission.objects.filter(
+                pk=pk, attempt=submission.attempt, status=Status.QUEUED, dispatched_at__isnull=True
+            ).update(dispatched_at=now)
+            if not claimed:
+                return False
+            broker.send_job(
+                asdict(job_for(submission)),
+                queue=submission.queue,
+                priority=submission.priority,
+                task_id=submission.task_id,
+            )
+            _event(submission, EventKind.DISPATCHED, submission.queue)
     except Exception as exc:
         # The sweeper publishes it again once the broker is back.
-        Submission.objects.filter(pk=pk, attempt=submission.attempt, dispatched_at=now).update(dispatched_at=None)
         log.warning("publishing %s failed (%s); the sweeper retries", submission.task_id, exc)
         _event(submission, EventKind.DISPATCH_FAILED, str(exc)[:500])
         return False
-    _event(submission, EventKind.DISPATCHED, submission.queue)
     return True
 
 
@@ -203,6 +204,11 @@ def record_progress(progress: Progress, *, run_id: str = "", worker: str = "", s
         return False
     now = timezone.now()
     seq = seq or int(now.timestamp() * 1000)
+    with transaction.atomic():
+        return _apply_progress(progress, status, now, run_id, worker, seq)
+
+
+def _apply_progress(progress: Progress, status: Status, now: datetime, run_id: str, worker: str, seq: int) -> bool:
     current = Submission.objects.filter(public_id=progress.submission_id, attempt=progress.attempt).exclude(
         status=Status.DONE
     )
