@@ -24,7 +24,7 @@ from gridstride.submissions.models import Submission
 from judge.protocol import CaseResult, Mismatch, Report, ShapeTiming
 
 PASSWORD = "a-long-test-password-9"
-H200_CEILINGS = {"dram_gbps": 4300.0, "fp32_tflops": 67.0, "bf16_tensor_tflops": 740.0}
+H200_CEILINGS = {"dram_gbps": 4300.0, "fp32_tflops": 67.0, "bf16_tflops": 740.0}
 _names = itertools.count(1)
 
 
@@ -112,7 +112,7 @@ def report(
     if cases is None:
         cases = [CaseResult(name="three-by-three", sizes={"m": 3, "n": 3}, passed=verdict != "wrong_answer")]
     fields.setdefault(
-        "system", {"gpu_name": "NVIDIA H200", "driver": "580.95", "sm_clock_mhz": 1980, "torch": "2.11.0"}
+        "system", {"device": "cuda", "gpu": "NVIDIA H200", "driver": "580.95", "sm_clock_mhz": 1980, "torch": "2.11.0"}
     )
     fields.setdefault("ceilings", dict(H200_CEILINGS))
     fields.setdefault("elapsed_s", 4.2)

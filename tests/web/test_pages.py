@@ -65,6 +65,8 @@ def test_durations_carry_units(value: float | None, text: str) -> None:
 def test_rates_sizes_and_percentages_carry_units() -> None:
     assert units.bandwidth_gbps(3912.4) == "3.91 TB/s"
     assert units.bandwidth_gbps(812.0) == "812 GB/s"
+    assert units.bandwidth_gbps(0.0067) == "6.70 MB/s"
+    assert units.factor(0.00021) == "0.00021×"  # noqa: RUF001
     assert units.flops_rate(2.5e12) == "2.50 TFLOP/s"
     assert units.flops_rate(3.1e8) == "310 MFLOP/s"
     assert units.percent(83.14) == "83.1 %"

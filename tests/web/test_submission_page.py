@@ -13,6 +13,7 @@ from site_fixtures import (
     make_user,
     problems,
     report,
+    shape,
     softmax_shapes,
     wrong_answer_cases,
 )
@@ -179,6 +180,15 @@ def test_a_compile_error_links_its_line_numbers_to_the_code(client: Client) -> N
     assert 'id="L12"' in html  # the listing has the anchor the link jumps to
 
 
+def test_a_python_syntax_error_in_the_message_links_its_line(client: Client) -> None:
+    p = problems()["softmax"]
+    user = logged_in(client)
+    data = report("compile_error", mode="test", shapes=[], cases=[], message="solution.py:36:11: SyntaxError: invalid syntax")
+    s = make_submission(user, p, mode="run", verdict="compile_error", report_data=data)
+    html = client.get(f"/submissions/{s.public_id}/report/").content.decode()
+    assert '<a class="line-link" href="#L36" data-line="36">solution.py:36:11</a>' in html
+
+
 @pytest.mark.parametrize(
     ("verdict", "text", "message"),
     [
@@ -276,3 +286,24 @@ def test_report_rendering_survives_missing_optional_fields(client: Client) -> No
     response = client.get(f"/submissions/{s.public_id}/")
     assert response.status_code == 200
     assert "this submission · 32768x1024" in response.content.decode()
+
+
+def test_a_cpu_report_without_ceilings_shows_real_small_rates_and_no_speed_of_light(client: Client) -> None:
+    p = problems()["softmax"]
+    user = logged_in(client)
+    # The interpreter on the CPU shapes: a few hundred ms for half a megabyte.
+    shapes = [
+        shape("4096x16384", {"m": 64, "n": 1024}, 478_000.0, flops=5.0 * 64 * 1024, nbytes=8.0 * 64 * 1024),
+        shape("16x4096", {"m": 16, "n": 4096}, 137_000.0, flops=5.0 * 16 * 4096, nbytes=8.0 * 16 * 4096),
+    ]
+    data = report("accepted", ranked=False, shapes=shapes, ceilings={}, system={"device": "cpu", "gpu": None})
+    for b in data["benchmarks"]:
+        b.update(gbps=0.0, tflops=0.0, sol_pct=None, floor_us=None)  # what the CPU harness reports
+    data["sol_pct"] = None
+    s = make_submission(user, p, gpu_model="cpu", report_data=data)
+    html = client.get(f"/submissions/{s.public_id}/report/").content.decode()
+    assert "MB/s" in html and ">0 GB/s<" not in html
+    assert "0.0 %" not in html and "No speed-of-light figures" in html
+    assert "the CPU (no GPU)" in html and "None" not in html
+    # It is the best (and only) CPU run: drawn once, as this submission.
+    assert "best known ·" not in html and "this submission · 4096x16384" in html

@@ -96,9 +96,9 @@ class ShapeRow:
     ci_low_us: float
     ci_high_us: float
     ci_half_pct: float | None
-    gbps: float
-    tflops: float
-    sol_pct: float
+    gbps: float | None
+    tflops: float | None
+    sol_pct: float | None
     speedup: float | None
     reference_median_us: float | None
     memory_bound: bool
@@ -109,7 +109,7 @@ class ReportView:
     verdict: str
     verdict_text: str
     verdict_help: str
-    message: str
+    message: SafeString
     mode: str
     ranked: bool
     unranked_reason: str
@@ -122,7 +122,7 @@ class ReportView:
     speedup: float | None
     compile_log: SafeString
     stdout: str
-    stderr: str
+    stderr: SafeString
     system: list[tuple[str, str]]
     ceilings: list[tuple[str, str]]
     kernels: list[dict[str, Any]]
@@ -172,8 +172,12 @@ def _bandwidth(ceilings: dict[str, Any]) -> float | None:
     return max(found) if found else None
 
 
+# Keys of Report.ceilings for each compute roof a problem can name (judge/harness/ceilings.py).
+_PEAK_KEYS = {"fp32": ("fp32_tflops",), "bf16_tensor": ("bf16_tflops", "bf16_tensor_tflops")}
+
+
 def _peak(ceilings: dict[str, Any], compute_roof: str) -> float | None:
-    for key in (f"{compute_roof}_tflops", f"{compute_roof}_tflops_measured"):
+    for key in _PEAK_KEYS.get(compute_roof, (f"{compute_roof}_tflops",)):
         if ceilings.get(key):
             return float(ceilings[key])
     found = [float(v) for k, v in ceilings.items() if k.endswith("_tflops") and isinstance(v, int | float)]
@@ -196,10 +200,12 @@ def _shape(data: dict[str, Any], bandwidth: float | None, peak: float | None) ->
         ci_low_us=low,
         ci_high_us=high,
         ci_half_pct=(high - low) / 2 / median * 100 if median else None,
-        gbps=float(data.get("gbps") or 0.0),
-        tflops=float(data.get("tflops") or 0.0),
-        sol_pct=float(data.get("sol_pct") or 0.0),
-        speedup=data.get("speedup_vs_reference"),
+        # From bytes, FLOPs and the median rather than the judge's rounded figures: a CPU run's
+        # few MB/s would otherwise read as 0.
+        gbps=nbytes / (median * 1e-6) / 1e9 if median and nbytes else data.get("gbps"),
+        tflops=flops / (median * 1e-6) / 1e12 if median and flops else data.get("tflops"),
+        sol_pct=data.get("sol_pct") or None,
+        speedup=data.get("speedup_vs_reference") or None,
         reference_median_us=data.get("reference_median_us"),
         memory_bound=memory_bound,
     )
@@ -213,6 +219,8 @@ def _flatten(data: dict[str, Any], prefix: str = "") -> list[tuple[str, str]]:
     rows: list[tuple[str, str]] = []
     for key, value in data.items():
         name = f"{prefix}{key}"
+        if value is None or value == "":
+            continue
         if isinstance(value, dict):
             rows += _flatten(value, f"{name}.")
         elif isinstance(value, list):
@@ -258,6 +266,7 @@ def build(
     gpu_model: str,
     compute_roof: str = "fp32",
     best_benchmarks: list[dict[str, Any]] | None = None,
+    is_best: bool = False,
 ) -> ReportView:
     cases = [_case(c) for c in report.get("cases") or []]
     ceilings = report.get("ceilings") or {}
@@ -273,9 +282,11 @@ def build(
             unranked_reason = "unranked: correctness run"
         else:
             unranked_reason = "unranked"
-    points = _points("submission", benchmarks) + _points("reference", benchmarks, reference=True)
-    if best_benchmarks:
+    # Drawn in this order, so this submission's points stay on top of the others.
+    points = _points("reference", benchmarks, reference=True)
+    if best_benchmarks and not is_best:
         points += _points("best", best_benchmarks)
+    points += _points("submission", benchmarks)
     verdict = str(report.get("verdict", ""))
     compute_label = "tensor core bf16" if compute_roof == "bf16_tensor" else "fp32"
     chart = roofline.render(points, roofline.Roofs(bandwidth, peak, compute_label)) if shapes else SafeString("")
@@ -284,7 +295,7 @@ def build(
         verdict=verdict,
         verdict_text=VERDICT_TEXT.get(verdict, verdict),
         verdict_help=VERDICT_HELP.get(verdict, ""),
-        message=str(report.get("message") or ""),
+        message=link_line_numbers(str(report.get("message") or "")),
         mode=str(report.get("mode") or ""),
         ranked=ranked,
         unranked_reason=unranked_reason,
@@ -297,7 +308,7 @@ def build(
         speedup=geomean(speedups) if shapes else None,
         compile_log=link_line_numbers(str(report.get("compile_log") or "")),
         stdout=str(report.get("stdout") or ""),
-        stderr=str(report.get("stderr") or ""),
+        stderr=link_line_numbers(str(report.get("stderr") or "")),
         system=_flatten(report.get("system") or {}),
         ceilings=_flatten(ceilings),
         kernels=list(report.get("kernels") or []),
@@ -309,7 +320,9 @@ def build(
 
 
 def _gpu_name(system: dict[str, Any], gpu_model: str) -> str:
-    for key in ("gpu_name", "gpu", "device_name", "device"):
-        if system.get(key):
+    for key in ("gpu", "gpu_name", "device_name"):
+        if isinstance(system.get(key), str) and system[key]:
             return str(system[key])
-    return "CPU" if gpu_model == "cpu" else gpu_model.upper()
+    if gpu_model == "cpu" or system.get("device") == "cpu":
+        return "the CPU (no GPU)"
+    return gpu_model.upper()

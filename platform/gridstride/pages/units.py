@@ -38,7 +38,11 @@ def bandwidth_gbps(value: float | None) -> str:
         return _DASH
     if value >= 1000:
         return f"{sig(value / 1000, 3)} TB/s"
-    return f"{sig(value, 3)} GB/s"
+    if value >= 1 or value == 0:
+        return f"{sig(value, 3)} GB/s"
+    if value >= 1e-3:
+        return f"{sig(value * 1000, 3)} MB/s"
+    return f"{sig(value * 1e6, 3)} kB/s"
 
 
 def flops_rate(flops_per_second: float | None) -> str:
@@ -60,6 +64,8 @@ def percent(value: float | None, digits: int = 1) -> str:
 def factor(value: float | None) -> str:
     if value is None:
         return _DASH
+    if value < 0.1:  # a CPU run against a GPU-class reference: keep two significant digits
+        return f"{sig(value, 2)}×"
     return f"{value:.2f}×"  # noqa: RUF001 (the multiplication sign is meant)
 
 

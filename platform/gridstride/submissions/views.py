@@ -156,6 +156,7 @@ def report_context(submission: Submission) -> dict[str, Any]:
         gpu_model=submission.gpu_model,
         compute_roof=compute_roof,
         best_benchmarks=(best or {}).get("report__benchmarks") if best else None,
+        is_best=bool(best and best["public_id"] == submission.public_id),
     )
     if submission.verdict == Verdict.ACCEPTED and submission.mode == Mode.SUBMIT and submission.score_us:
         view.rank, view.rank_tied = boards.rank_of(

@@ -66,6 +66,8 @@
       onRun: function () { send("run"); },
       onSubmit: function () { send("submit"); },
     });
+    // Reachable from the page (devtools, the browser tests): the editor host holds its editor.
+    document.getElementById("editor-host").gridstrideEditor = editor;
     vimBox.checked = store.get(key("vim")) === "1";
     vimBox.addEventListener("change", function () {
       store.set(key("vim"), vimBox.checked ? "1" : "0");

@@ -1,0 +1,173 @@
+"""The real Gridstride stack as processes, for the browser tests: the site (Django's runserver from
+.venv/web), the Celery web worker with beat, and a CPU judge worker (`python -m judge worker` from
+.venv/judge), sharing a throwaway SQLite database and a filesystem broker in a temporary folder.
+
+Every process runs in its own session; stop() ends exactly the processes started here.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import socket
+import subprocess
+import time
+import urllib.request
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+WEB_PY = ROOT / ".venv" / "web" / "bin" / "python"
+WEB_CELERY = ROOT / ".venv" / "web" / "bin" / "celery"
+JUDGE_PY = ROOT / ".venv" / "judge" / "bin" / "python"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def wait_until(what: str, check: Callable[[], Any], timeout: float, interval: float = 0.2) -> Any:
+    deadline = time.monotonic() + timeout
+    while True:
+        value = check()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"gave up after {timeout:.0f} s waiting for {what}")
+        time.sleep(interval)
+
+
+class Proc:
+    def __init__(self, name: str, argv: list[str], *, cwd: Path, env: dict[str, str], log: Path) -> None:
+        self.name, self.log = name, log
+        self._out = open(log, "ab")  # noqa: SIM115 (closed in stop)
+        self.popen = subprocess.Popen(
+            argv, cwd=cwd, env=env, stdout=self._out, stderr=subprocess.STDOUT, start_new_session=True
+        )
+
+    def alive(self) -> bool:
+        return self.popen.poll() is None
+
+    def tail(self, chars: int = 4000) -> str:
+        return self.log.read_text(errors="replace")[-chars:] if self.log.exists() else ""
+
+    def stop(self) -> None:
+        for sig, wait in ((signal.SIGTERM, 15), (signal.SIGKILL, 10)):
+            if self.popen.poll() is not None:
+                break
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.popen.pid, sig)  # its own session: the worker's pool children too
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.popen.wait(wait)
+        self._out.close()
+
+
+class Stack:
+    def __init__(self, folder: Path, *, harness: str = "") -> None:
+        self.folder = folder
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.harness = harness
+        self.procs: list[Proc] = []
+        self.env = {
+            **{k: v for k, v in os.environ.items() if not k.startswith(("DATABASE_", "CELERY_", "PYTEST"))},
+            "DEBUG": "1",
+            "SECRET_KEY": "e2e-only-secret-key",
+            "GRIDSTRIDE_VAR_DIR": str(folder / "var"),
+            "DATABASE_URL": f"sqlite:///{folder / 'site.sqlite3'}",
+            "CELERY_BROKER_URL": "filesystem://",
+            "JUDGE_DEFAULT_GPU": "cpu",
+            "ALLOWED_HOSTS": "127.0.0.1,localhost",
+            "PYTHONPATH": f"{ROOT}:{ROOT / 'platform'}",
+            "PYTHONDONTWRITEBYTECODE": "1",
+            "SUBMISSIONS_PER_MINUTE": "100",
+            "LOG_LEVEL": "INFO",
+        }
+        if harness:
+            self.env["GRIDSTRIDE_JUDGE_HARNESS"] = harness
+
+    def manage(self, *args: str) -> str:
+        out = subprocess.run(
+            [str(WEB_PY), "manage.py", *args], cwd=ROOT, env=self.env, capture_output=True, text=True, timeout=300
+        )
+        if out.returncode != 0:
+            raise RuntimeError(f"manage.py {' '.join(args)} failed:\n{out.stdout}\n{out.stderr}")
+        return out.stdout
+
+    def start(self) -> None:
+        (self.folder / "var").mkdir(parents=True, exist_ok=True)
+        self.manage("migrate", "--no-input", "-v0")
+        self.manage("sync_problems")
+        logs = self.folder
+        self.procs.append(
+            Proc(
+                "site",
+                [str(WEB_PY), "manage.py", "runserver", f"127.0.0.1:{self.port}", "--noreload"],
+                cwd=ROOT,
+                env=self.env,
+                log=logs / "site.log",
+            )
+        )
+        self.procs.append(
+            Proc(
+                "web-worker",
+                [
+                    str(WEB_CELERY),
+                    "-A",
+                    "gridstride",
+                    "worker",
+                    "-Q",
+                    "web",
+                    "-B",
+                    "--concurrency",
+                    "1",
+                    "--loglevel",
+                    "INFO",
+                    "--schedule",
+                    str(self.folder / "var" / "beat-schedule"),
+                ],
+                cwd=ROOT / "platform",
+                env=self.env,
+                log=logs / "web-worker.log",
+            )
+        )
+        self.procs.append(
+            Proc(
+                "judge",
+                [str(JUDGE_PY), "-m", "judge", "worker", "--gpu-model", "cpu"],
+                cwd=ROOT,
+                env=self.env,
+                log=logs / "judge.log",
+            )
+        )
+        wait_until("the site to answer", self._site_up, 60)
+        for proc in self.procs[1:]:
+            wait_until(f"{proc.name} to be ready", lambda p=proc: self._ready(p), 180, 0.5)
+
+    def _site_up(self) -> bool:
+        self._check_alive()
+        try:
+            with urllib.request.urlopen(f"{self.url}/healthz", timeout=2) as r:
+                return r.status == 200
+        except OSError:
+            return False
+
+    def _ready(self, proc: Proc) -> bool:
+        self._check_alive()
+        return " ready." in proc.tail(200_000)
+
+    def _check_alive(self) -> None:
+        for proc in self.procs:
+            if not proc.alive():
+                raise RuntimeError(f"{proc.name} exited ({proc.popen.returncode}):\n{proc.tail()}")
+
+    def logs(self) -> str:
+        return "\n".join(f"===== {p.name} =====\n{p.tail(6000)}" for p in self.procs)
+
+    def stop(self) -> None:
+        for proc in reversed(self.procs):
+            proc.stop()
