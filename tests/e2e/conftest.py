@@ -28,7 +28,9 @@ ARTIFACTS = ROOT / "artifacts" / "e2e"
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     if CHROMIUM.exists():
         return
-    skip = pytest.mark.skip(reason="needs Debian's chromium at /usr/bin/chromium (apt-get install chromium; CI installs it)")
+    skip = pytest.mark.skip(
+        reason="needs Debian's chromium at /usr/bin/chromium (apt-get install chromium; CI installs it)"
+    )
     for item in items:
         if "e2e" in item.keywords:
             item.add_marker(skip)

@@ -156,7 +156,8 @@ def test_a_compile_error_links_to_the_line_in_the_editor(stack: Stack, page: Any
     line = int(link.get_attribute("data-line"))
     link.click()
     cursor_line = page.eval_on_selector(
-        "#editor-host", "el => { const s = el.gridstrideEditor.view.state; return s.doc.lineAt(s.selection.main.head).number; }"
+        "#editor-host",
+        "el => { const s = el.gridstrideEditor.view.state; return s.doc.lineAt(s.selection.main.head).number; }",
     )
     assert cursor_line == line
     shot(page, artifacts, "08-compile-error")

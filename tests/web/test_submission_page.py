@@ -183,7 +183,9 @@ def test_a_compile_error_links_its_line_numbers_to_the_code(client: Client) -> N
 def test_a_python_syntax_error_in_the_message_links_its_line(client: Client) -> None:
     p = problems()["softmax"]
     user = logged_in(client)
-    data = report("compile_error", mode="test", shapes=[], cases=[], message="solution.py:36:11: SyntaxError: invalid syntax")
+    data = report(
+        "compile_error", mode="test", shapes=[], cases=[], message="solution.py:36:11: SyntaxError: invalid syntax"
+    )
     s = make_submission(user, p, mode="run", verdict="compile_error", report_data=data)
     html = client.get(f"/submissions/{s.public_id}/report/").content.decode()
     assert '<a class="line-link" href="#L36" data-line="36">solution.py:36:11</a>' in html

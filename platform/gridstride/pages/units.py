@@ -65,7 +65,7 @@ def factor(value: float | None) -> str:
     if value is None:
         return _DASH
     if value < 0.1:  # a CPU run against a GPU-class reference: keep two significant digits
-        return f"{sig(value, 2)}×"
+        return f"{sig(value, 2)}×"  # noqa: RUF001
     return f"{value:.2f}×"  # noqa: RUF001 (the multiplication sign is meant)
 
 
