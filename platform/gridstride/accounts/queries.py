@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db.models import Count, F, Q, Window
 from django.db.models.functions import RowNumber
 
 from gridstride.submissions.models import Mode, Status, Submission, Verdict
 
 
-def best_results(user: AbstractBaseUser) -> list[dict[str, Any]]:
+def best_results(user: User) -> list[dict[str, Any]]:
     """The user's best accepted full judging per problem x GPU (one query)."""
     rows = (
         Submission.objects.filter(owner=user, status=Status.DONE, verdict=Verdict.ACCEPTED, mode=Mode.SUBMIT)
@@ -37,10 +37,10 @@ def best_results(user: AbstractBaseUser) -> list[dict[str, Any]]:
             "created_at",
         )
     )
-    return list(rows)
+    return [dict(r) for r in rows]
 
 
-def problem_stats(user: AbstractBaseUser) -> dict[int, dict[str, int]]:
+def problem_stats(user: User) -> dict[int, dict[str, int]]:
     """problem id -> {"attempts": n, "solved": n accepted full judgings} (one query)."""
     rows = (
         Submission.objects.filter(owner=user)
@@ -54,7 +54,7 @@ def problem_stats(user: AbstractBaseUser) -> dict[int, dict[str, int]]:
     return {r["problem_id"]: {"attempts": r["attempts"], "solved": r["solved"]} for r in rows}
 
 
-def recent_submissions(user: AbstractBaseUser, *, public_only: bool, limit: int = 20) -> list[Submission]:
+def recent_submissions(user: User, *, public_only: bool, limit: int = 20) -> list[Submission]:
     qs = Submission.objects.filter(owner=user).select_related("problem").defer("source", "report", "problem__tags")
     if public_only:
         qs = qs.filter(is_public=True)

@@ -1,8 +1,11 @@
 from __future__ import annotations
 
+from typing import cast
+
 from django.contrib import messages
 from django.contrib.auth import get_user_model, login
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.models import User
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
@@ -67,12 +70,12 @@ def tokens(request: HttpRequest) -> HttpResponse:
     new_token = None
     if request.method == "POST" and form.is_valid():
         try:
-            _, new_token = issue_token(request.user, form.cleaned_data["name"])
+            _, new_token = issue_token(cast(User, request.user), form.cleaned_data["name"])
         except TokenRefused as exc:
             form.add_error(None, str(exc))
         else:
             form = TokenForm()
-    listing = Token.objects.filter(user=request.user).order_by("revoked_at", "-created_at")
+    listing = Token.objects.filter(user=cast(User, request.user)).order_by("revoked_at", "-created_at")
     response = render(
         request,
         "accounts/tokens.html",
@@ -91,7 +94,7 @@ def tokens(request: HttpRequest) -> HttpResponse:
 @login_required
 @require_POST
 def token_revoke(request: HttpRequest, token_id: int) -> HttpResponse:
-    if revoke_token(request.user, token_id):
+    if revoke_token(cast(User, request.user), token_id):
         messages.success(request, "Token revoked. Programs using it can no longer sign in.")
     else:
         messages.error(request, "No such active token.")

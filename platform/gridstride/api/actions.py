@@ -6,7 +6,7 @@ import hashlib
 import secrets
 from datetime import timedelta
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.utils import timezone
 
 from gridstride.api.models import Token
@@ -25,7 +25,7 @@ def _digest(raw: str) -> str:
     return hashlib.sha256(raw.encode()).hexdigest()
 
 
-def issue_token(user: AbstractBaseUser, name: str) -> tuple[Token, str]:
+def issue_token(user: User, name: str) -> tuple[Token, str]:
     """Create a token; returns the row and the raw token, which is never stored or shown again."""
     name = name.strip()[:64] or "token"
     if Token.objects.filter(user=user, revoked_at__isnull=True).count() >= MAX_ACTIVE_TOKENS:
@@ -35,7 +35,7 @@ def issue_token(user: AbstractBaseUser, name: str) -> tuple[Token, str]:
     return token, raw
 
 
-def revoke_token(user: AbstractBaseUser, token_id: int) -> bool:
+def revoke_token(user: User, token_id: int) -> bool:
     """Revoke one of the user's own tokens. False when it is not theirs or already revoked."""
     updated = Token.objects.filter(pk=token_id, user=user, revoked_at__isnull=True).update(revoked_at=timezone.now())
     return updated == 1

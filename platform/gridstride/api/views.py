@@ -152,7 +152,10 @@ def my_submissions(request: HttpRequest, problem: str | None = None, limit: int 
 )
 def submission_detail(request: HttpRequest, submission_id: str) -> Any:
     user = optional_user(request)
-    submission = Submission.objects.select_related("problem", "owner").filter(public_id=_uuid(submission_id)).first()
+    public_id = _uuid(submission_id)
+    submission = (
+        Submission.objects.select_related("problem", "owner").filter(public_id=public_id).first() if public_id else None
+    )
     if submission is None or not (
         submission.is_public or (user is not None and (user.pk == submission.owner_id or user.is_staff))
     ):

@@ -68,7 +68,7 @@ def problem_list(request: HttpRequest) -> HttpResponse:
                 "title": TRACK_TITLES[track],
                 "groups": groups,
                 "count": len(ordered),
-                "solved": sum(1 for p in ordered if p.mark == "solved"),  # type: ignore[attr-defined]
+                "solved": sum(1 for p in ordered if getattr(p, "mark", "") == "solved"),
             }
         )
     return render(request, "catalog/problem_list.html", {"tracks": tracks, "problem_count": len(problems)})

@@ -259,9 +259,10 @@ def rank_of(problem: Problem, gpu_model: str, public_id: UUID, score_us: float, 
 
 def best_known(problem: Problem, gpu_model: str) -> dict[str, Any] | None:
     """The board's best entry with its per-shape timings (for the roofline), or None (one query)."""
-    return (
+    row = (
         accepted_runs(problem, gpu_model)
         .order_by(*_order())
         .values("public_id", "owner__username", "score_us", "sol_pct", "report__benchmarks")
         .first()
     )
+    return dict(row) if row is not None else None

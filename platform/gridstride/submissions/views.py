@@ -203,7 +203,7 @@ def report(request: HttpRequest, public_id: UUID) -> HttpResponse:
 def visibility(request: HttpRequest, public_id: UUID) -> HttpResponse:
     make_public = request.POST.get("public") == "1"
     # Only the owner's own row matches; a stranger's request changes nothing and gets a 404.
-    changed = Submission.objects.filter(public_id=public_id, owner=request.user).update(is_public=make_public)
+    changed = Submission.objects.filter(public_id=public_id, owner_id=request.user.pk).update(is_public=make_public)
     if not changed:
         raise Http404("No such submission")
     return redirect("submissions:detail", public_id=public_id)
@@ -213,7 +213,7 @@ def visibility(request: HttpRequest, public_id: UUID) -> HttpResponse:
 @require_GET
 def mine(request: HttpRequest) -> HttpResponse:
     qs = (
-        Submission.objects.filter(owner=request.user)
+        Submission.objects.filter(owner_id=request.user.pk)
         .select_related("problem")
         .only(
             "public_id",
