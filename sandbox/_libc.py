@@ -8,11 +8,11 @@ OSError with the real errno so callers can tell "not permitted here" from a bug.
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import os
 import platform
 
-_libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+# The symbols of the running process already include libc: no find_library (it runs ldconfig).
+_libc = ctypes.CDLL(None, use_errno=True)
 
 # <linux/sched.h>
 CLONE_NEWNS = 0x00020000

@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from sandbox import cgroups, gpu_check
-from sandbox.capabilities import SandboxError, capabilities, wanted_layers
+from sandbox.layers import SandboxError, capabilities, wanted_layers
 from sandbox.limits import Limits, Result
 from sandbox.plan import REPO, SANDBOX_GID, SANDBOX_UID, environment, mount_plan, rlimits
 

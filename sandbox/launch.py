@@ -22,14 +22,15 @@ import json
 import os
 import re
 import resource
-import shutil
 import signal
 import stat
 import sys
-import tempfile
-from typing import Any
 
 from sandbox import _libc, seccomp
+
+TYPE_CHECKING = False  # the launcher starts for every job: no typing import at run time
+if TYPE_CHECKING:
+    from typing import Any
 
 NAMESPACES = {
     "mountns": _libc.CLONE_NEWNS,
@@ -385,6 +386,8 @@ def init_main(plan: Plan, outer_pid: int, pid_namespace: bool) -> None:
         if collect_fd is not None:
             collect_outputs(plan, work_fd, collect_fd)
         if scratch:
+            import shutil
+
             shutil.rmtree(work, ignore_errors=True)  # fd-based, never follows the job's symlinks
         plan.send({"exit": result})
     except BaseException as e:
@@ -411,7 +414,12 @@ def prepare_work_dir(plan: Plan) -> tuple[str, int, bool]:
     and never through a path the job could have replaced."""
     raw = plan.raw
     scratch = not plan.layers.get("readonly_root")
-    work = tempfile.mkdtemp(prefix="gridstride-job-") if scratch else "/tmp"
+    if scratch:
+        import tempfile
+
+        work = tempfile.mkdtemp(prefix="gridstride-job-")
+    else:
+        work = "/tmp"
     job_uid, job_gid = (raw["uid"], raw["gid"]) if plan.layers.get("uid_drop") else (os.getuid(), os.getgid())
     if scratch:
         os.chown(work, job_uid, job_gid)

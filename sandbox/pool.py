@@ -20,8 +20,8 @@ import threading
 from collections import deque
 from collections.abc import Iterable, Mapping
 
-from sandbox.capabilities import SandboxError
 from sandbox.job import Job
+from sandbox.layers import SandboxError
 from sandbox.limits import Limits, Result
 
 log = logging.getLogger("sandbox")

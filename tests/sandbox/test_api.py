@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from sandbox import Limits, SandboxError, WarmPool, capabilities, cgroups, run, start, write_new_file
-from sandbox.capabilities import ALL_LAYERS
+from sandbox.layers import ALL_LAYERS
 from sandbox.plan import REPO
 from sandbox.seccomp import build_program
 from tests.sandbox.helpers import SMALL, need
