@@ -16,13 +16,6 @@ Three guards make a job finish exactly once from the site's point of view:
 
 from __future__ import annotations
 
-if __name__ == "__main__":  # `python -m judge.worker`: run the module under its real name, once
-    import sys
-
-    from judge.worker import main
-
-    sys.exit(main())
-
 import argparse
 import fcntl
 import importlib
@@ -520,3 +513,7 @@ def main(argv: list[str] | None = None) -> int:
         worker_argv(queue, node, args.loglevel, SETTINGS.judge_dir / f"state-{info['gpu_model']}-{args.name}")
     )
     return 0
+
+
+if __name__ == "__main__":  # `python -m judge worker` is the usual way in (judge/cli.py)
+    sys.exit(main())

@@ -239,7 +239,7 @@ class Stack:
         return self.web
 
     def start_judge(self, name: str = "0", **env: str) -> Process:
-        argv = [str(JUDGE_PY), "-m", "judge.worker", "--gpu-model", "cpu", "--name", name]
+        argv = [str(JUDGE_PY), "-m", "judge", "worker", "--gpu-model", "cpu", "--name", name]
         proc = Process(
             f"judge {name}",
             argv,
