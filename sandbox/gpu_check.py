@@ -43,3 +43,28 @@ def lingering(gpu: int, pids: set[int], grace: float = 5.0) -> list[int]:
         if not left or time.monotonic() > deadline:
             return left
         time.sleep(0.2)
+
+
+_uuids: dict[int, str | None] = {}
+
+
+def uuid(gpu: int) -> str | None:
+    """The GPU's UUID (cached). Inside the sandbox only this GPU's device node exists, so a host
+    index in CUDA_VISIBLE_DEVICES would point at nothing; the UUID names it unambiguously."""
+    if gpu not in _uuids:
+        tool = shutil.which("nvidia-smi")
+        found = None
+        if tool is not None:
+            try:
+                out = subprocess.run(
+                    [tool, "-i", str(gpu), "--query-gpu=uuid", "--format=csv,noheader"],
+                    capture_output=True,
+                    text=True,
+                    timeout=30,
+                    check=True,
+                ).stdout.strip()
+                found = out if out.startswith(("GPU-", "MIG-")) else None
+            except (OSError, subprocess.SubprocessError):
+                found = None
+        _uuids[gpu] = found
+    return _uuids[gpu]

@@ -118,7 +118,7 @@ class Job:
         try:
             config = {
                 "argv": self.argv,
-                "env": environment(env),
+                "env": _job_environment(env, gpu),
                 "cwd": cwd,
                 "uid": SANDBOX_UID,
                 "gid": SANDBOX_GID,
@@ -156,7 +156,11 @@ class Job:
     def _spawn(self, config: dict[str, Any], stdin: StdinArg, blobs: bytes) -> None:
         config_r, config_w = os.pipe()
         status_r, status_w = os.pipe()
-        launcher_fds = [config_r, status_w]
+        # Held open by this process only; its closing (the worker died) tells the launcher to end
+        # the job, since no one would enforce its wall limit any more.
+        lifeline_r, self._lifeline_w = os.pipe()
+        config["lifeline_fd"] = lifeline_r
+        launcher_fds = [config_r, status_w, lifeline_r]
         if self._collect:
             self._collect_r, collect_w = os.pipe()
             config["collect_fd"] = collect_w
@@ -182,6 +186,7 @@ class Job:
             if self._collect_r is not None:
                 os.close(self._collect_r)
             os.close(status_r)
+            os.close(self._lifeline_w)
             raise
         finally:
             for fd in launcher_fds:
@@ -305,6 +310,8 @@ class Job:
                 stream.close()  # type: ignore[union-attr]
         with contextlib.suppress(OSError):
             os.close(self._status_r)
+        with contextlib.suppress(OSError):
+            os.close(self._lifeline_w)
         if self._collect_r is not None:
             with contextlib.suppress(OSError):
                 os.close(self._collect_r)
@@ -423,6 +430,19 @@ class Job:
         if self._target_pid:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(self._target_pid, signal.SIGKILL)
+
+
+def _job_environment(extra: Mapping[str, str] | None, gpu: int | None) -> dict[str, str]:
+    env = environment(extra)
+    if gpu is not None:
+        # The job sees one GPU; pin CUDA to it by UUID (a host index such as "3" would name a
+        # device that does not exist inside).
+        pinned = gpu_check.uuid(gpu)
+        if pinned:
+            env["CUDA_VISIBLE_DEVICES"] = pinned
+        else:
+            env.pop("CUDA_VISIBLE_DEVICES", None)
+    return env
 
 
 def _write_and_close(fd: int, data: bytes) -> None:

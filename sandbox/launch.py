@@ -545,13 +545,27 @@ def main(argv: list[str] | None = None) -> None:
     child = os.fork()
     if child == 0:
         init_main(plan, outer, pid_namespace)
-    # The outer launcher holds nothing the job needs; it only mirrors init's fate.
-    for fd in (0, 1, 2):
-        with contextlib.suppress(OSError):
-            os.close(fd)
-    os.closerange(3, 1 << 16)
-    _, status = os.waitpid(child, 0)
+    # The outer launcher holds nothing the job needs; it mirrors init's fate, and kills init (so
+    # the whole PID namespace) if the parent worker dies: its end of the lifeline then closes.
+    lifeline = raw.get("lifeline_fd")
+    _close_all_except({lifeline if lifeline is not None else -1})
+    status = _wait_or_orphaned(child, lifeline)
     os._exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 128 + os.WTERMSIG(status))
+
+
+def _wait_or_orphaned(child: int, lifeline: int | None) -> int:
+    import select
+
+    if lifeline is None:
+        return os.waitpid(child, 0)[1]
+    pidfd = os.pidfd_open(child)
+    while True:
+        ready, _, _ = select.select([pidfd, lifeline], [], [])
+        if lifeline in ready and not os.read(lifeline, 1):
+            os.kill(child, signal.SIGKILL)  # the worker is gone: nobody would enforce the limits
+            return os.waitpid(child, 0)[1]
+        if pidfd in ready:
+            return os.waitpid(child, 0)[1]
 
 
 if __name__ == "__main__":

@@ -336,3 +336,25 @@ def test_the_seccomp_filter_checks_the_architecture_first() -> None:
     assert len(program) % 8 == 0
     first_jump_constant = int.from_bytes(program[12:16], "little")
     assert first_jump_constant == 0xC000003E  # AUDIT_ARCH_X86_64; anything else is killed
+
+
+def test_a_job_dies_with_the_worker_that_started_it() -> None:
+    code = (
+        "import sys, time\n"
+        "from sandbox import Limits, start\n"
+        "job = start(['sh', '-c', 'echo $$; exec sleep 1000'], limits=Limits(wall_seconds=600))\n"
+        "print(job.pid, flush=True)\n"
+        "time.sleep(1000)\n"
+    )
+    worker = subprocess.Popen(
+        [PY, "-c", code], cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)}, stdout=subprocess.PIPE, text=True
+    )
+    assert worker.stdout is not None
+    launcher = int(worker.stdout.readline())
+    worker.kill()  # SIGKILL: no cleanup code of the worker runs
+    worker.wait()
+    deadline = time.monotonic() + 10
+    while Path(f"/proc/{launcher}").exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    status = Path(f"/proc/{launcher}/status")
+    assert not status.exists() or "zombie" in status.read_text()
