@@ -118,15 +118,22 @@ STATIC_URL = "static/"
 STATIC_ROOT = VAR_DIR / "static"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 
-EMAIL_BACKEND = env_str(
-    "EMAIL_BACKEND",
-    "django.core.mail.backends.console.EmailBackend" if DEBUG else "django.core.mail.backends.smtp.EmailBackend",
-)
-EMAIL_HOST = env_str("EMAIL_HOST", "localhost")
-EMAIL_PORT = env_int("EMAIL_PORT", 25)
-EMAIL_HOST_USER = env_str("EMAIL_HOST_USER", "")
-EMAIL_HOST_PASSWORD = read_secret("EMAIL_HOST_PASSWORD") or ""
-EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", False)
+# Django 6.1 mailers: console in development, SMTP from the environment in production.
+_SMTP_OPTIONS = {
+    "host": env_str("EMAIL_HOST", "localhost"),
+    "port": env_int("EMAIL_PORT", 25),
+    "username": env_str("EMAIL_HOST_USER", ""),
+    "password": read_secret("EMAIL_HOST_PASSWORD") or "",
+    "use_tls": env_bool("EMAIL_USE_TLS", False),
+}
+_DEFAULT_MAIL_BACKEND = "django.core.mail.backends.console.EmailBackend" if DEBUG else "django.core.mail.backends.smtp.EmailBackend"
+_MAIL_BACKEND = env_str("EMAIL_BACKEND", _DEFAULT_MAIL_BACKEND)
+MAILERS = {
+    "default": {
+        "BACKEND": _MAIL_BACKEND,
+        "OPTIONS": _SMTP_OPTIONS if _MAIL_BACKEND.endswith("smtp.EmailBackend") else {},
+    }
+}
 DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "Gridstride <noreply@localhost>")
 
 if not DEBUG:
