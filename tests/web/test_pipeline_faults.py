@@ -12,20 +12,23 @@ import shutil
 import signal
 import time
 from collections.abc import Iterator
+from io import StringIO
 from pathlib import Path
 from typing import Any
 
 import pytest
 from celery import Celery
 from django.contrib.auth import get_user_model
+from django.core.management import call_command
 from django.db import connection
 from gridstride.catalog.actions import sync_problems
 from gridstride.submissions import broker
 from gridstride.submissions.actions import create_submission
 from gridstride.submissions.models import Submission
+from gridstride.submissions.monitor import online_judges
 from gridstride.submissions.testing import report_for
 
-from tests.pipeline.procs import RedisServer, Stack, TcpProxy, wait_for
+from tests.pipeline.procs import TRIVIAL, RedisServer, Stack, TcpProxy, wait_for
 
 pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True)]
 
@@ -105,6 +108,12 @@ def recorded_once(s: Submission) -> Submission:
 def test_a_judge_process_killed_mid_job_is_judged_again_and_recorded_once(stack: Stack, user: Any) -> None:
     stack.start_web()
     stack.start_judge()
+    # The judge advertises what it is; `manage.py judges` lists it.
+    judges = online_judges(timeout=3)
+    assert [(j["queue"], j["gpu_model"], j["harness"]) for j in judges] == [("judge.cpu", "cpu", TRIVIAL)]
+    out = StringIO()
+    call_command("judges", stdout=out)
+    assert "judge-cpu-0@" in out.getvalue() and "1 judges online." in out.getvalue()
     s = submit(user, "sleep=3")
     key = f"{s.public_id}.1"
     pid = wait_for("the job to start", lambda: stack.running_pids().get(key), 30)
