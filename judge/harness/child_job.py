@@ -8,6 +8,7 @@ per-call times and drains, profiler kernel names, broken rules. It decides nothi
 compares, computes statistics and gives the verdict. It serves exactly one job, then exits.
 
 Frames to the parent (fd 4), by "kind":
+  ready        {}                                       the job was read; the time limit starts
   stage        {stage, done, total, detail}
   output       {case | shape, set, name, blob}          raw bytes of one output tensor
   checked      {case | shape, set, checksums, returned} after the outputs of one call
@@ -593,6 +594,9 @@ def main(argv: list[str] | None = None) -> int:
         except (framing.ChannelClosed, framing.FrameError):
             os._exit(2)
     code = 0
+    # The time limit starts now: the process start-up (imports, CUDA context) is the judge's.
+    with contextlib.suppress(Exception):
+        channel.send({"kind": "ready"})
     try:
         if job.get("ncu"):
             run_for_ncu(job, channel)

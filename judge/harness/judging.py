@@ -48,6 +48,7 @@ log = logging.getLogger("judge.harness")
 ProgressFn = Callable[[Progress], None]
 KERNEL_LANGUAGES = ("triton", "cuda", "cupy")
 CHILD_ERROR_VERDICTS = ("compile_error", "runtime_error", "memory_limit", "internal_error")
+STARTUP_SECONDS = 180.0
 CPU_CUDA_MESSAGE = "CUDA C++ needs a GPU host; compiled OK, not run (this host has no GPU)"
 
 
@@ -467,7 +468,9 @@ class Judging:
             + [0]
         )
         limit = self.limit_seconds()
-        self.deadline = time.monotonic() + limit
+        # Until the child says it is ready, the deadline covers only its start-up (a loaded
+        # host may need many seconds to import torch); the mode's limit starts at "ready".
+        self.deadline = time.monotonic() + STARTUP_SECONDS
         self.progress("testing", 0, len(self.cases), "starting")
         self.stage_text = "starting the judge process"
         argv = [sys.executable, "-m", "judge.harness.child"]
@@ -490,6 +493,7 @@ class Judging:
         self.case_results: list[CaseResult | None] = [None] * len(self.cases)
         self.pending: dict[str, Any] = {}
         self.completed = False
+        self.ready = False
         try:
             framing.write_frame(self.child.job_out, child_job)
             self.loop(frames)
@@ -522,6 +526,19 @@ class Judging:
 
     def explain_exit(self, exit_: launch.Exit) -> None:
         where = self.stage_text
+        if not getattr(self, "ready", False):
+            # Before "ready" only the judge's own code has run.
+            log.error(
+                "the judge child died before reading its job: exit %s signal %s\n%s",
+                exit_.exit_code,
+                exit_.signal,
+                exit_.stderr[-4000:],
+            )
+            self.finish(
+                "internal_error",
+                "The judge failed on its side (the details are in the worker log); this is not a verdict on your code.",
+            )
+            return
         if exit_.limit_hit == "wall":
             self.finish(
                 "time_limit",
@@ -571,6 +588,9 @@ class Judging:
                 arrived, header, blob = self.next_frame(frames)
             except TimeoutError:
                 self.child.kill("wall")
+                if not self.ready:
+                    self.finish("internal_error", "the judge process did not start in time")
+                    raise Finished from None
                 self.finish(
                     "time_limit",
                     f"time limit: the {self.limit_seconds():g} s limit of {self.job.mode} mode ran out while {self.stage_text}",
@@ -579,7 +599,13 @@ class Judging:
             except EOFError:
                 return  # the exit status explains
             kind = header.get("kind")
-            if kind == "stage":
+            if kind == "ready":
+                if self.ready:
+                    raise ForgedFrame("a second ready frame")
+                self.ready = True
+                self.deadline = arrived + self.limit_seconds()
+                self.stage_text = "loading your code"
+            elif kind == "stage":
                 self.on_stage(header)
             elif kind == "output":
                 self.on_output(header, blob)

@@ -11,6 +11,7 @@ import pytest
 
 from judge.harness.config import JudgeConfig
 from judge.harness.judging import CPU_CUDA_MESSAGE
+from judge.harness.timing import TimingPolicy
 from judge.protocol import Progress, Report
 from tests.judge.judging_helpers import judge
 
@@ -56,24 +57,34 @@ def test_a_correct_pytorch_submission_is_accepted_and_reports_each_case_and_its_
     events: list[Progress] = []
     report = judge(ADD, on_progress=events.append)
     assert report.verdict == "accepted", report.message
-    assert [c.name for c in report.cases] == ["one", "two", "three", "prime", "not-a-tile-multiple"]
+    from judge.spec import load
+
+    assert [c.name for c in report.cases] == [c.name for c in load("vector_add").tests if not c.gpu_only]
     assert all(c.passed and c.tolerance["atol"] == 1e-6 for c in report.cases)
     stages = [(e.stage, e.done, e.total) for e in events]
-    assert ("testing", 3, 5) in stages and stages[-1] == ("done", 1, 1)
+    assert ("testing", 3, len(report.cases)) in stages and stages[-1] == ("done", 1, 1)
     assert report.ranked is False and report.system["device"] == "cpu" and report.system["torch"]
     assert report.benchmarks == [] and report.score_us is None
     json.loads(report.to_json())
 
 
 def test_a_triton_kernel_is_benchmarked_on_the_cpu_interpreter_unranked() -> None:
-    report = judge(TRITON_ADD, language="triton", mode="benchmark")
+    from judge.spec import load
+
+    quick = TimingPolicy(
+        warmup_min=1, warmup_max=2, min_reps=4, max_reps=6, max_seconds=5, ci_target_rel=0.5, check_every=2
+    )
+    source = TRITON_ADD.replace("1024", "16384")  # big blocks: the interpreter is vectorised per block
+    report = judge(source, language="triton", mode="benchmark", config=JudgeConfig(device="cpu", policy=quick))
     assert report.verdict == "accepted", report.message
-    [shape] = report.benchmarks
-    assert shape.name == "64K" and shape.n >= 5 and shape.min_us <= shape.median_us <= shape.p90_us
-    assert shape.ci_low_us <= shape.median_us <= shape.ci_high_us
-    assert report.score_us == pytest.approx(shape.median_us, rel=1e-3)
-    assert report.ranked is False and report.sol_pct is None and shape.floor_us == 0.0
-    assert report.ceilings == {}
+    assert [b.name for b in report.benchmarks] == [c.name for c in load("vector_add").cpu_benchmarks]
+    for shape in report.benchmarks:
+        assert 4 <= shape.n <= 6 and shape.min_us <= shape.median_us <= shape.p90_us
+        assert shape.ci_low_us <= shape.median_us <= shape.ci_high_us
+        assert shape.floor_us == 0.0 and shape.sol_pct == 0.0
+    expected = math.exp(sum(math.log(b.median_us) for b in report.benchmarks) / len(report.benchmarks))
+    assert report.score_us == pytest.approx(expected, rel=1e-3)
+    assert report.ranked is False and report.sol_pct is None and report.ceilings == {}
 
 
 def test_a_wrong_result_is_a_wrong_answer_with_the_first_mismatches() -> None:
@@ -81,7 +92,7 @@ def test_a_wrong_result_is_a_wrong_answer_with_the_first_mismatches() -> None:
     assert report.verdict == "wrong_answer"
     assert "wrong answer on case 'one'" in report.message
     failing = [c for c in report.cases if not c.passed]
-    assert len(failing) == 5  # every case still runs and is listed
+    assert len(failing) == len(report.cases) > 1  # every case still runs and is listed
     prime = next(c for c in report.cases if c.name == "prime")
     assert prime.mismatch_count > 8000 and len(prime.mismatches) == 8
     assert prime.mismatches[0].index == [0] and prime.output == "c"
@@ -136,7 +147,7 @@ def test_a_submission_that_hangs_hits_the_time_limit_and_says_where() -> None:
     config = JudgeConfig(device="cpu", limit_cap_seconds=6)
     report = judge("import time\n\ndef solve(a, b, c, n):\n    time.sleep(60)\n", config=config)
     assert report.verdict == "time_limit"
-    assert "6 s" in report.message and "testing case 1/5 (one)" in report.message
+    assert "6 s" in report.message and "testing case 1/" in report.message and "(one)" in report.message
     assert report.elapsed_s < 20
 
 

@@ -1,0 +1,54 @@
+"""Verdicts on every problem that exists: a correct PyTorch submission (built from the trusted
+reference) is accepted, an empty one is a wrong answer, a wrong signature names the right one."""
+
+from __future__ import annotations
+
+import pytest
+
+from judge import spec as specmod
+from tests.judge.judging_helpers import judge
+
+SPECS, _ = specmod.load_all()
+
+
+def reference_backed_solution(spec: specmod.ProblemSpec) -> str:
+    """A PyTorch submission that writes the trusted reference's outputs (accepted by design)."""
+    return f"""
+import importlib.util
+
+_loader = importlib.util.spec_from_file_location("ref", {str(spec.reference_dir / "reference.py")!r})
+_ref = importlib.util.module_from_spec(_loader)
+_loader.loader.exec_module(_ref)
+NAMES = {spec.signature()!r}
+INPUTS = {[t.name for t in spec.inputs]!r}
+OUTPUTS = {[t.name for t in spec.outputs]!r}
+SIZES = {list(spec.sizes)!r}
+
+
+def solve(*args):
+    given = dict(zip(NAMES, args))
+    out = _ref.reference(**{{n: given[n] for n in INPUTS}}, **{{s: given[s] for s in SIZES}})
+    for name in OUTPUTS:
+        given[name].copy_(out[name].to(given[name].dtype))
+"""
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=[s.slug for s in SPECS])
+def test_a_reference_backed_submission_is_accepted_on_every_cpu_case(spec: specmod.ProblemSpec) -> None:
+    report = judge(reference_backed_solution(spec), problem=spec.slug)
+    assert report.verdict == "accepted", report.message
+    assert len(report.cases) == len([c for c in spec.tests if not c.gpu_only])
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=[s.slug for s in SPECS])
+def test_a_submission_that_writes_nothing_is_a_wrong_answer(spec: specmod.ProblemSpec) -> None:
+    report = judge("def solve(*args):\n    pass\n", problem=spec.slug)
+    assert report.verdict == "wrong_answer"
+    assert "not written at all" in report.message
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=[s.slug for s in SPECS])
+def test_a_wrong_signature_names_the_problems_signature(spec: specmod.ProblemSpec) -> None:
+    report = judge("def solve(x):\n    pass\n", problem=spec.slug)
+    assert report.verdict == "runtime_error"
+    assert f"solve({', '.join(spec.signature())})" in report.message
