@@ -89,7 +89,9 @@ def judge_job(
     judging = Judging(job, config, on_progress, began)
     try:
         report = judging.run()
-    except Exception:
+    except Exception as exc:
+        if type(exc).__name__ == "SoftTimeLimitExceeded":
+            raise  # the worker's own time limit: it reports that itself (the child dies in cleanup)
         log.exception("internal error judging submission %s attempt %s", job.submission_id, job.attempt)
         report = judging.report
         report.verdict = "internal_error"
@@ -443,6 +445,8 @@ class Judging:
             "order_seed": derive_seed(config.secret, job.seed, "order", 0),
             "pool_memory_fraction": config.pool_memory_fraction,
             "profile_kernels": device == "cuda" and job.language in KERNEL_LANGUAGES,
+            # In test mode the profiler looks at the largest case.
+            "profile_case": max(range(len(cases)), key=lambda i: _volume(spec, cases[i].sizes)) if cases else 0,
         }
 
     def limit_seconds(self) -> float:
@@ -462,6 +466,8 @@ class Judging:
     def run_child(self, library: Path | None) -> None:
         assert self.spec is not None
         child_job = self.child_job(library)
+        self.child_job_data = child_job
+        self.kernels_seen = 0
         self.max_blob = max(
             [_outputs_bytes(self.spec, c.sizes) for c in self.cases]
             + [_outputs_bytes(self.spec, s.sizes) for s in self.shapes]
@@ -669,12 +675,12 @@ class Judging:
 
     def on_stage(self, header: dict[str, Any]) -> None:
         stage = header.get("stage")
-        if stage not in ("testing", "benchmarking"):
+        if stage not in ("testing", "benchmarking", "profiling"):
             raise ForgedFrame(f"unknown stage {stage!r}")
         done = _int(header, "done", 0, 10**6)
         total = _int(header, "total", 0, 10**6)
         detail = _text(header, "detail")[:200]
-        noun = "case" if stage == "testing" else "shape"
+        noun = {"testing": "case", "benchmarking": "shape", "profiling": "kernel list of"}[stage]
         self.stage_text = f"{stage} {noun} {done + 1}/{total} ({detail})"
         self.progress(stage, done, total, detail)
 
@@ -772,13 +778,17 @@ class Judging:
             raise Finished
 
     def on_kernels(self, header: dict[str, Any]) -> None:
-        shape = self.shape_of(header)
+        if self.shapes:
+            label = self.shape_of(header).name
+        else:
+            _int(header, "shape", 0, 0)
+            label = self.cases[self.child_job_data["profile_case"]].name
+        self.kernels_seen += 1
         names = header.get("names")
         if not isinstance(names, list) or not all(
             isinstance(n, list) and len(n) == 2 and isinstance(n[0], str) for n in names
         ):
             raise ForgedFrame("bad kernel list")
-        shape.kernels = names
         if not self.report.kernels:
             self.report.kernels = [
                 KernelDigest(name=n[:500], duration_us=float(t) if isinstance(t, int | float) else None)
@@ -790,7 +800,7 @@ class Judging:
         if library:
             self.finish(
                 "rejected",
-                f"rule broken (library-compute): library kernels did the work on shape {shape.name}: "
+                f"rule broken (library-compute): library kernels did the work on {label}: "
                 f"{', '.join(n[:120] for n in library[:5])}. In a {self.job.language} submission the computation "
                 "must run in your own kernels",
             )
@@ -798,7 +808,7 @@ class Judging:
         if not names:
             self.finish(
                 "rejected",
-                f"rule broken (no-kernel): solve() launched no GPU kernel on shape {shape.name}; the computation must run in your own kernels",
+                f"rule broken (no-kernel): solve() launched no GPU kernel on {label}; the computation must run in your own kernels",
             )
             raise Finished
 
@@ -890,8 +900,12 @@ class Judging:
         if self.wrong:
             report.ranked = False
             return
-        if any(r is None for r in self.case_results) or any(
-            s.times is None or not s.checked_final for s in self.shapes
+        profiled = self.child_job_data["profile_kernels"] and self.cases
+        expected_kernel_lists = (len(self.shapes) or 1) if profiled else 0
+        if (
+            any(r is None for r in self.case_results)
+            or any(s.times is None or not s.checked_final for s in self.shapes)
+            or self.kernels_seen != expected_kernel_lists
         ):
             # Only a forged "done" (written by the submission to the judge's channel) gets here.
             self.decided = False
@@ -916,6 +930,12 @@ class Judging:
         report.sol_pct = round(geometric_mean(sols), 2) if len(sols) == len(timings) and sols else None
         report.verdict = "accepted"
         report.ranked = self.config.device == "cuda"
+        if not self.clock_samples and self.config.device == "cuda":
+            from judge.harness.sysinfo import clocks
+
+            after = clocks(self.config.gpu_index)  # timing was too short to sample during it
+            if after:
+                self.clock_samples.append({"shape": "after timing", **after})  # type: ignore[dict-item]
         if self.clock_samples:
             report.system["clocks_during_timing"] = self.clock_samples
             sm = sorted(s["sm_clock_mhz"] for s in self.clock_samples)
@@ -970,8 +990,7 @@ class Judging:
             report.message += "; profile: ncu is not available on this judge host (benchmark only)"
             return
         report.system["ncu"] = version
-        job = self.child_job(library)
-        job["ncu"] = True
+        job = {**self.child_job_data, "ncu": True}
         job_file = self.job_dir / "ncu-job.json"  # type: ignore[operator]
         import json
 
@@ -1024,6 +1043,10 @@ def _int(header: dict[str, Any], key: str, low: int, high: int) -> int:
 def _text(header: dict[str, Any], key: str) -> str:
     value = header.get(key, "")
     return value if isinstance(value, str) else str(value)
+
+
+def _volume(spec: specmod.ProblemSpec, sizes: dict[str, int]) -> int:
+    return sum(t.nbytes(sizes) for t in spec.inputs + spec.outputs)
 
 
 def _outputs_bytes(spec: specmod.ProblemSpec, sizes: dict[str, int]) -> int:
