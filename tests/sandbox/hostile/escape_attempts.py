@@ -37,4 +37,11 @@ attempt("pivot_root", lambda: c(libc.syscall(155, b"/tmp", b"/tmp")))
 attempt("sethostname", lambda: c(libc.sethostname(b"pwned", 5)))
 attempt("mknod_nvidia", lambda: os.mknod("/tmp/nvidia9", 0o20666, os.makedev(195, 9)))
 attempt("open_by_handle_at", lambda: c(libc.syscall(304, -100, 0, 0)))
+# A setuid-root binary must not raise privileges (nosuid mounts and no_new_privs).
+for tool in ("/usr/bin/su", "/usr/bin/newgrp", "/usr/bin/passwd"):
+    if os.path.exists(tool):
+        import subprocess
+
+        p = subprocess.run([tool, "root", "-c", "id -u"], stdin=subprocess.DEVNULL, capture_output=True, text=True)
+        outcome[tool] = "ok" if p.stdout.strip() == "0" else "refused"
 print(json.dumps(outcome))
