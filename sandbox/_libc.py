@@ -98,7 +98,7 @@ def prctl(option: int, arg2: int = 0, arg3: int = 0, arg4: int = 0, arg5: int = 
     return _check(_libc.prctl(ctypes.c_int(option), *args), f"prctl({option})")
 
 
-def prctl_ptr(option: int, arg2: int, pointer: ctypes._Pointer | ctypes.c_void_p) -> int:  # type: ignore[type-arg]
+def prctl_ptr(option: int, arg2: int, pointer: object) -> int:
     result = _libc.prctl(ctypes.c_int(option), ctypes.c_ulong(arg2), pointer, ctypes.c_ulong(0), ctypes.c_ulong(0))
     return _check(result, f"prctl({option})")
 
