@@ -147,7 +147,7 @@ def render(label: str, rows: list[tuple[str, str, list[float]]], n: dict[str, in
     lines = [
         f"### {label}",
         "",
-        f"Measured {time.strftime('%Y-%m-%d')} with Python {platform.python_version()}, "
+        f"Measured {time.strftime('%Y-%m-%d')} (load average {os.getloadavg()[0]:.1f} at the end) with Python {platform.python_version()}, "
         f"`bench/sandbox_overhead.py{' --gpu ' + str(gpu) if gpu is not None else ''}`; "
         f"layers: {len(caps.active())} of {len(caps.active()) + len(caps.missing())} active"
         + (f" (missing: {', '.join(caps.missing())})" if caps.missing() else "")

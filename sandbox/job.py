@@ -92,6 +92,7 @@ class Job:
         self._done = threading.Event()
         self._start_error: str | None = None
         self._exec_ok = False
+        self._reaped = False
         self._exit: dict[str, Any] | None = None
         self._killed_for: str | None = None
         self._armed_at: float | None = None if warm else time.monotonic()
@@ -303,6 +304,8 @@ class Job:
 
     def _finish(self) -> None:
         _, status, usage = os.wait4(self._proc.pid, 0)
+        with self._lock:
+            self._reaped = True  # from now on the pid may belong to someone else: never signal it
         self._proc.returncode = os.waitstatus_to_exitcode(status)
         end = getattr(self, "_exit_at", None) or time.monotonic()
         for stream in (self._proc.stdout, self._proc.stderr):
@@ -423,13 +426,15 @@ class Job:
         with self._lock:
             if reason and not self._killed_for and self._exit is None:
                 self._killed_for = reason
-        if self._cgroup is not None:
-            self._cgroup.kill()
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(self._proc.pid, signal.SIGKILL)  # the launcher's session (start_new_session)
-        if self._target_pid:
+            if self._reaped:
+                return
+            if self._cgroup is not None:
+                self._cgroup.kill()
             with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(self._target_pid, signal.SIGKILL)
+                os.killpg(self._proc.pid, signal.SIGKILL)  # the launcher's session (start_new_session)
+            if self._target_pid:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.killpg(self._target_pid, signal.SIGKILL)
 
 
 def _job_environment(extra: Mapping[str, str] | None, gpu: int | None) -> dict[str, str]:
