@@ -36,6 +36,9 @@ from typing import Any
 from celery import Celery, signals
 from celery.exceptions import SoftTimeLimitExceeded
 from celery.worker.control import inspect_command
+from kombu.transport import filesystem
+from kombu.utils.encoding import str_to_bytes
+from kombu.utils.json import dumps
 
 from judge.protocol import PROTOCOL_VERSION, JudgeJob, Progress, ProtocolError, Report
 
@@ -139,7 +142,34 @@ def transport_options(settings: Settings) -> dict[str, Any]:
     }
 
 
+class _AtomicFilesystemChannel(filesystem.Channel):
+    """As platform/gridstride/submissions/fsbroker.py: write the message aside, then rename it in,
+    so a polling consumer never reads a half-written file (the stock transport lets it, and the
+    worker then stops on a JSONDecodeError)."""
+
+    def _put(self, queue: str, payload: Any, **kwargs: Any) -> None:
+        name = f"{round(time.monotonic() * 1000)}_{uuid.uuid4()}.{queue}.msg"
+        final = os.path.join(self.data_folder_out, name)
+        temporary = os.path.join(self.data_folder_out, f".{name}.part")
+        try:
+            with open(temporary, "wb") as f:
+                f.write(str_to_bytes(dumps(payload)))
+            os.replace(temporary, final)
+        except OSError as exc:
+            raise filesystem.ChannelError(f"Cannot add file {final!r} to directory") from exc
+
+
+class FilesystemTransport(filesystem.Transport):
+    Channel = _AtomicFilesystemChannel
+
+
 def celery_config(settings: Settings) -> dict[str, Any]:
+    if settings.broker_url.startswith("filesystem://"):
+        return {**_common_config(settings), "broker_transport": "judge.worker:FilesystemTransport"}
+    return _common_config(settings)
+
+
+def _common_config(settings: Settings) -> dict[str, Any]:
     return {
         "broker_url": settings.broker_url,
         "broker_transport_options": transport_options(settings),

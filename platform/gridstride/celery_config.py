@@ -32,6 +32,8 @@ PRIORITY_STEPS = [0, 3, 6, 9]
 FILESYSTEM_POLL_S = 0.1
 
 if broker_url.startswith("filesystem://"):
+    # The stock transport lets a consumer read a message before it is written (fsbroker.py).
+    broker_transport = "gridstride.submissions.fsbroker:Transport"
     _dir = settings.BROKER_DIR
     for sub in ("queue", "processed", "control"):
         (_dir / sub).mkdir(parents=True, exist_ok=True)

@@ -5,10 +5,12 @@ No Docker engine runs here, so the compose file is checked as data.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -177,3 +179,43 @@ def test_compose_site_and_judges_agree_on_the_visibility_timeout_and_job_limit(c
     judge_env = compose["services"]["judge-gpu0"]["environment"]
     for key in ("CELERY_VISIBILITY_TIMEOUT_S", "JUDGE_TIME_LIMIT_S"):
         assert web_env[key] == judge_env[key], key
+
+
+# --- the filesystem broker ----------------------------------------------------------------------
+
+
+def test_both_sides_use_the_atomic_filesystem_transport(tmp_path: Path) -> None:
+    with override_settings(CELERY_BROKER_URL="filesystem://", BROKER_DIR=tmp_path / "broker"):
+        try:
+            assert importlib.reload(celery_config).broker_transport == "gridstride.submissions.fsbroker:Transport"
+        finally:
+            importlib.reload(celery_config)
+    conf = worker.celery_config(judge_settings("filesystem://", tmp_path))
+    assert conf["broker_transport"] == "judge.worker:FilesystemTransport"
+    assert "broker_transport" not in worker.celery_config(judge_settings("redis://x:6379/0", tmp_path))
+
+
+@pytest.mark.parametrize("transport", ["gridstride.submissions.fsbroker:Transport", "judge.worker:FilesystemTransport"])
+def test_a_consumer_polling_while_messages_are_written_never_reads_half_a_message(
+    tmp_path: Path, transport: str
+) -> None:
+    import threading
+    from queue import Empty
+
+    from kombu import Connection
+
+    folder = str(tmp_path)
+    options = {"data_folder_in": folder, "data_folder_out": folder, "processed_folder": folder}
+    count = 400
+    with Connection("filesystem://", transport=transport, transport_options=options) as conn:
+        writer, reader = conn.channel(), conn.channel()
+        big = "x" * 200_000  # long writes widen the window the stock transport leaves open
+        thread = threading.Thread(target=lambda: [writer._put("q", {"n": i, "pad": big}) for i in range(count)])
+        thread.start()
+        seen: list[int] = []
+        deadline = time.monotonic() + 60
+        while len(seen) < count and time.monotonic() < deadline:
+            with contextlib.suppress(Empty):
+                seen.append(reader._get("q")["n"])
+        thread.join()
+    assert sorted(seen) == list(range(count))
