@@ -90,14 +90,17 @@ def cold(code: str, gpu: int | None) -> float:
     return elapsed
 
 
-def warm(pool: WarmPool) -> float:
-    # Wait (untimed) until the next warm process says it is ready, as it would be between jobs.
-    deadline = time.monotonic() + 120
+def wait_ready(pool: WarmPool) -> None:
+    """Untimed: block until the pool's next process says it is ready (as between real jobs)."""
+    deadline = time.monotonic() + 300
     while not pool._idle and time.monotonic() < deadline:
         time.sleep(0.01)
     ready = pool._idle[0].channel_in.read(1)
     if ready != b"R":
         raise RuntimeError("warm process died before it was ready: " + pool._idle[0].job.wait(30).stderr)
+
+
+def warm(pool: WarmPool) -> float:
     t0 = time.perf_counter()
     job = pool.take()
     job.channel_out.write(b"job")
@@ -113,22 +116,21 @@ def warm(pool: WarmPool) -> float:
 
 
 def measure(label: str, code: str, n: int, gpu: int | None) -> list[tuple[str, str, list[float]]]:
+    """The three modes take turns, job by job, so that a shared machine's changing load hits
+    them alike; the pool's refill is waited for (untimed) before the next round."""
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": "/tmp"}
-    rows = []
-    for mode in ("unsandboxed", "cold", "warm"):
-        times: list[float] = []
-        if mode == "warm":
-            with WarmPool([sys.executable, "-c", code], limits=LIMITS, gpu=gpu) as pool:
-                times = [warm(pool) for _ in range(n)]
-        else:
-            for _ in range(n):
-                times.append(unsandboxed(code, env) if mode == "unsandboxed" else cold(code, gpu))
-        print(
-            f"{label:28s} {mode:12s} median {statistics.median(times) * 1e3:9.1f} ms  p90 {percentile(times, 0.9) * 1e3:9.1f} ms",
-            flush=True,
-        )
-        rows.append((label, mode, times))
-    return rows
+    times: dict[str, list[float]] = {"unsandboxed": [], "cold": [], "warm": []}
+    with WarmPool([sys.executable, "-c", code], limits=LIMITS, gpu=gpu) as pool:
+        wait_ready(pool)
+        for _ in range(n):
+            times["unsandboxed"].append(unsandboxed(code, env))
+            times["cold"].append(cold(code, gpu))
+            times["warm"].append(warm(pool))
+            wait_ready(pool)
+    for mode, values in times.items():
+        median, p90 = statistics.median(values) * 1e3, percentile(values, 0.9) * 1e3
+        print(f"{label:28s} {mode:12s} median {median:9.1f} ms  p90 {p90:9.1f} ms", flush=True)
+    return [(label, mode, values) for mode, values in times.items()]
 
 
 def host_label(gpu: int | None) -> str:

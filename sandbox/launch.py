@@ -211,7 +211,7 @@ def build_root(plan: Plan) -> None:
     ):
         os.symlink(target, f"{dev}/{name}")
     _mkdirs(dev + "/shm")
-    shm_opts = f"mode=1777,size={mount['shm_bytes']}"
+    shm_opts = f"mode=1777,size={mount['shm_bytes']},nr_inodes=65536"
     _libc.mount("tmpfs", dev + "/shm", "tmpfs", _libc.MS_NOSUID | _libc.MS_NODEV, shm_opts)
     _libc.mount(None, dev, None, _libc.MS_REMOUNT | _libc.MS_RDONLY | _libc.MS_NOSUID | _libc.MS_NOEXEC)
     plan.layers["minimal_dev"] = True

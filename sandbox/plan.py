@@ -61,6 +61,23 @@ def _python_dirs() -> list[str]:
     return sorted(dirs)
 
 
+def extra_python_paths() -> list[str]:
+    """Import directories of this interpreter outside its prefixes (e.g. packages installed with
+    `pip install --user` as root, under /root/.local): the job's Python would not find them (its
+    HOME is /tmp), so they are bound read-only and put on its PYTHONPATH. Never the repository."""
+    prefixes = [os.path.realpath(p) for p in _python_dirs()]
+    repo = str(REPO)
+    extra = []
+    for entry in sys.path:
+        real = os.path.realpath(entry) if entry else ""
+        if not real or not os.path.isdir(real) or _covered(real, prefixes) or _covered(real, [repo]):
+            continue
+        if real == "/" or _covered(real, secret_paths()) or real in extra:
+            continue
+        extra.append(real)
+    return extra
+
+
 def _covered(path: str, binds: Iterable[str]) -> bool:
     return any(path == b or path.startswith(b.rstrip("/") + "/") for b in binds)
 
@@ -83,7 +100,7 @@ def mount_plan(*, gpu: int | None, readable: Iterable[str], limits: Limits) -> d
         elif os.path.isdir(d):
             binds.append(d)
     candidates = [*ETC_BINDS, *(str(p) for p in Path("/etc").glob("python3*"))]
-    candidates += _python_dirs() + [str(REPO / name) for name in REPO_CODE]
+    candidates += _python_dirs() + extra_python_paths() + [str(REPO / name) for name in REPO_CODE]
     for env_dir in ("CUDA_HOME", "CUDA_PATH"):
         if os.environ.get(env_dir):
             candidates.append(os.environ[env_dir])
@@ -123,7 +140,7 @@ def environment(extra: Mapping[str, str] | None) -> dict[str, str]:
         "USER": "sandbox",
         "LOGNAME": "sandbox",
         "LANG": "C.UTF-8",
-        "PYTHONPATH": str(REPO),
+        "PYTHONPATH": os.pathsep.join([str(REPO), *extra_python_paths()]),
         "PYTHONSAFEPATH": "1",  # no cwd / script dir on sys.path: a planted torch.py is never imported
         "PYTHONNOUSERSITE": "1",
         "PYTHONDONTWRITEBYTECODE": "1",
