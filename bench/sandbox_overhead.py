@@ -175,8 +175,13 @@ SECTION = "## Sandbox overhead"
 INTRO = """Time per job from "start a sandboxed process" (cold) or "take a warm one" (warm) to its
 answer on fd 4, for a trivial job. Cold includes building the sandbox (namespaces, mounts,
 cgroup), the interpreter start, the imports and, on GPU hosts, CUDA initialisation; warm is what
-a job pays when the pool had a process ready. Produced by `bench/sandbox_overhead.py`, one
+a job pays when the pool had a process ready. The three modes take turns job by job, so a
+shared machine's changing load hits them alike. Produced by `bench/sandbox_overhead.py`, one
 subsection per host kind (re-running on a host replaces only its subsection).
+
+Reading it: the sandbox's own cost is the cold-minus-unsandboxed gap of the bare child (a
+launcher process, namespaces, about twenty mounts, a cgroup); for a torch child it is lost in
+the import time, which the warm pool removes from the job's path entirely.
 """
 
 
