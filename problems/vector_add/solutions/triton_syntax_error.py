@@ -1,0 +1,16 @@
+"""Compile error: a Python syntax error (a missing colon after the def line)."""
+
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def add_kernel(a_ptr, b_ptr, c_ptr, n, BLOCK: tl.constexpr)
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offsets < n
+    tl.store(c_ptr + offsets, tl.load(a_ptr + offsets, mask=mask) + tl.load(b_ptr + offsets, mask=mask), mask=mask)
+
+
+def solve(a, b, c, n):
+    add_kernel[(triton.cdiv(n, 1024),)](a, b, c, n, BLOCK=1024)

@@ -1,0 +1,378 @@
+"""The seed problems' content: specs, references, the self-test corpus, starters and experts.
+
+Runs on a CPU-only machine: Triton in its interpreter (TRITON_INTERPRET=1 is set while a
+solution is loaded and run), CUDA sources compiled with nvcc but never run.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import io
+import json
+import math
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import tokenize
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+import torch
+
+from judge import spec
+
+ROOT = Path(__file__).resolve().parents[2]
+# The Triton interpreter converts loaded loop bounds with int(array) (fine with numpy < 2.5).
+pytestmark = pytest.mark.filterwarnings("ignore:Conversion of an array with ndim:DeprecationWarning")
+
+SEED_PROBLEMS = ("vector_add", "reduction", "softmax", "matmul", "paged_attention")
+SPECS = {p.slug: p for p in spec.load_all()[0]}
+FLOAT_DTYPES = {"float32", "float16", "bfloat16"}
+
+
+def load_module(path: Path, name: str) -> ModuleType:
+    module_spec = importlib.util.spec_from_file_location(name, path)
+    assert module_spec is not None and module_spec.loader is not None
+    module = importlib.util.module_from_spec(module_spec)
+    module_spec.loader.exec_module(module)
+    return module
+
+
+def reference_module(slug: str) -> ModuleType:
+    return load_module(spec.REFERENCE_DIR / slug / "reference.py", f"content_test_reference_{slug}")
+
+
+def cpu_cases(problem: spec.ProblemSpec) -> list[spec.Case]:
+    return [c for c in problem.tests if not c.gpu_only]
+
+
+def tolerance_ratio(got: torch.Tensor, ref: torch.Tensor, tol: spec.Tolerance) -> float:
+    """The judge's rule (judge/spec.py Tolerance) as the share of the tolerance used: <= 1 passes."""
+    got64, ref64 = got.double(), ref.double()
+    if got64.shape != ref64.shape or not bool(torch.isfinite(got64).all()):
+        return math.inf
+    diff = (got64 - ref64).abs()
+    rms = float(ref64.square().mean().sqrt())
+    bound = tol.atol + tol.atol_rms * rms + tol.rtol * ref64.abs()
+    ratio = float(torch.where(diff == 0, torch.zeros_like(diff), diff / bound.clamp_min(1e-300)).max())
+    if tol.rel_l2 is not None:
+        ref_norm = float(ref64.norm())
+        rel = float((got64 - ref64).norm()) / ref_norm if ref_norm else (0.0 if float(diff.max()) == 0 else math.inf)
+        ratio = max(ratio, rel / tol.rel_l2)
+    return ratio
+
+
+# ---------------------------------------------------------------------------------------------
+# Specs.
+
+
+def test_all_five_seed_problems_load_without_errors() -> None:
+    specs, errors = spec.load_all()
+    assert errors == []
+    assert set(SEED_PROBLEMS) <= {s.slug for s in specs}
+
+
+@pytest.mark.parametrize("slug", SEED_PROBLEMS)
+def test_every_problem_has_small_odd_cpu_cases_gpu_cases_and_three_benchmarks(slug: str) -> None:
+    problem = SPECS[slug]
+    assert len(problem.benchmarks) >= 3
+    assert problem.cpu_benchmarks
+    assert any(c.gpu_only for c in problem.tests)
+    small = cpu_cases(problem)
+    assert len(small) >= 5
+    # Some CPU case has a size of 1 and some has an odd size that is not a power of two.
+    values = [v for c in small for v in c.sizes.values()]
+    assert 1 in values
+    assert any(v % 2 == 1 and v > 2 for v in values)
+
+
+@pytest.mark.parametrize("slug", SEED_PROBLEMS)
+def test_the_corpus_covers_every_language_and_the_basic_failures(slug: str) -> None:
+    problem = SPECS[slug]
+    have = {(s.language, s.expect) for s in problem.solutions}
+    for language in ("triton", "pytorch", "cuda", "cupy"):
+        assert (language, "accepted") in have, language
+    assert ("cuda", "compile_error") in have
+    assert any(s.expect == "compile_error" and s.language != "cuda" for s in problem.solutions)
+    assert sum(s.expect == "wrong_answer" for s in problem.solutions) >= 2
+    for sol in problem.solutions:
+        if sol.language in ("cuda", "cupy") and sol.expect == "accepted":
+            assert sol.gpu_only, f"{sol.file}: CUDA/CuPy runs only on a GPU host"
+        if sol.expect == "compile_error":
+            assert not sol.gpu_only, f"{sol.file}: compile errors are found on CPU hosts too"
+
+
+@pytest.mark.parametrize("slug", SEED_PROBLEMS)
+def test_statement_has_the_interface_benchmarks_and_hints_sections(slug: str) -> None:
+    text = SPECS[slug].statement
+    for heading in ("## Interface", "## Benchmarks", "## Hints"):
+        assert heading in text
+    assert "solve(" in text
+
+
+# ---------------------------------------------------------------------------------------------
+# References.
+
+
+@pytest.mark.parametrize("slug", SEED_PROBLEMS)
+def test_generate_inputs_is_deterministic_seeded_and_never_all_zeros(slug: str) -> None:
+    problem = SPECS[slug]
+    ref = reference_module(slug)
+    for case in cpu_cases(problem)[:4]:
+        first = ref.generate_inputs(seed=5, device="cpu", **case.sizes)
+        again = ref.generate_inputs(seed=5, device="cpu", **case.sizes)
+        other = ref.generate_inputs(seed=6, device="cpu", **case.sizes)
+        for t in problem.inputs:
+            got = first[t.name]
+            assert tuple(got.shape) == t.concrete_shape(case.sizes), (case.name, t.name)
+            assert got.dtype == getattr(torch, t.dtype), (case.name, t.name)
+            assert got.is_contiguous()
+            assert torch.equal(got, again[t.name]), f"{case.name}: {t.name} differs for the same seed"
+            if t.dtype in FLOAT_DTYPES:
+                assert bool((got != 0).any()), f"{case.name}: {t.name} is all zeros"
+                assert bool(torch.isfinite(got.float()).all())
+                if got.numel() > 8:
+                    assert not torch.equal(got, other[t.name]), f"{case.name}: {t.name} ignores the seed"
+                    # 16-bit floats have only a few thousand values in the range drawn.
+                    wanted = got.numel() // 2 if t.dtype == "float32" else min(got.numel() // 4, 256)
+                    assert got.float().unique().numel() > wanted, f"{case.name}: {t.name} lacks entropy"
+
+
+@pytest.mark.parametrize("slug", SEED_PROBLEMS)
+def test_reference_outputs_are_float64_with_the_interface_shapes(slug: str) -> None:
+    problem = SPECS[slug]
+    ref = reference_module(slug)
+    case = cpu_cases(problem)[2]
+    outputs = ref.reference(**ref.generate_inputs(seed=1, device="cpu", **case.sizes), **case.sizes)
+    for t in problem.outputs:
+        assert outputs[t.name].dtype == torch.float64
+        assert tuple(outputs[t.name].shape) == t.concrete_shape(case.sizes)
+        assert bool(torch.isfinite(outputs[t.name]).all())
+
+
+def test_paged_attention_block_tables_are_valid_distinct_pages_and_lengths_honour_the_bytes_floor() -> None:
+    problem = SPECS["paged_attention"]
+    ref = reference_module("paged_attention")
+    for case in problem.tests:
+        sizes = case.sizes
+        cache_elements = sizes["num_seqs"] * sizes["max_blocks_per_seq"] * sizes["block_size"] * sizes["head_dim"]
+        if cache_elements * sizes["num_kv_heads"] > 4_000_000:
+            continue  # drawing a large cache on the CPU is slow; the lengths logic is the same
+        inputs = ref.generate_inputs(seed=3, device="cpu", **sizes)
+        table, lens = inputs["block_table"], inputs["seq_lens"]
+        num_blocks = inputs["k_cache"].shape[0]
+        assert int(table.min()) >= 0 and int(table.max()) < num_blocks
+        assert table.unique().numel() == table.numel(), "pages must not be shared between slots"
+        max_len = sizes["max_blocks_per_seq"] * sizes["block_size"]
+        assert int(lens.min()) >= 1 and int(lens.max()) <= max_len
+        if sizes["num_seqs"] >= 2:
+            assert int(lens.min()) == 1 and int(lens.max()) == max_len
+        # The cost model's bytes must be a floor of what any correct kernel has to move.
+        kv_bytes_needed = int(lens.sum()) * sizes["num_kv_heads"] * sizes["head_dim"] * 4
+        floor = problem.cost.bytes_for(sizes) - 4 * sizes["num_seqs"] * sizes["num_heads"] * sizes["head_dim"]
+        assert floor - 4 * sizes["num_seqs"] <= kv_bytes_needed
+
+
+def test_reduction_inputs_keep_the_sum_well_conditioned() -> None:
+    ref = reference_module("reduction")
+    for seed in range(20):
+        x = ref.generate_inputs(seed=seed, device="cpu", n=10_000)["x"].double()
+        assert float(x.abs().sum() / x.sum().abs()) < 4.0
+
+
+# ---------------------------------------------------------------------------------------------
+# Python solutions (accepted corpus entries and the expert) on the CPU cases.
+
+
+def accepted_python_solutions() -> Iterator[Any]:
+    for slug in SEED_PROBLEMS:
+        problem = SPECS[slug]
+        for sol in problem.solutions:
+            if sol.expect == "accepted" and sol.language in ("triton", "pytorch") and not sol.gpu_only:
+                yield pytest.param(slug, problem.directory / "solutions" / sol.file, id=f"{slug}/{sol.file}")
+        expert = problem.reference_dir / "expert_triton.py"
+        if expert.is_file():
+            yield pytest.param(slug, expert, id=f"{slug}/expert_triton.py")
+
+
+@pytest.fixture
+def interpreted_triton(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Read when a kernel is decorated (the solution's import), so setting it here is enough even
+    # if triton was imported earlier in the session.
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+
+
+@pytest.mark.usefixtures("interpreted_triton")
+@pytest.mark.parametrize(("slug", "path"), list(accepted_python_solutions()))
+def test_accepted_python_solution_matches_the_reference_on_every_cpu_case(slug: str, path: Path) -> None:
+    problem = SPECS[slug]
+    ref = reference_module(slug)
+    module = load_module(path, f"content_test_{slug}_{path.stem}")
+    for case in cpu_cases(problem):
+        inputs = ref.generate_inputs(seed=101, device="cpu", **case.sizes)
+        kept = {name: t.clone() for name, t in inputs.items()}
+        expected = ref.reference(**inputs, **case.sizes)
+        outputs = {
+            t.name: torch.full(t.concrete_shape(case.sizes), math.nan, dtype=getattr(torch, t.dtype))
+            for t in problem.outputs
+        }
+        args = [inputs[t.name] for t in problem.inputs] + [outputs[t.name] for t in problem.outputs]
+        module.solve(*args, *[case.sizes[s] for s in problem.sizes])
+        for name, out in outputs.items():
+            ratio = tolerance_ratio(out, expected[name], problem.tolerance)
+            assert ratio <= 1.0, f"{case.name}: {name} uses {ratio:.3g}x the tolerance"
+        for name, t in kept.items():
+            assert torch.equal(inputs[name], t), f"{case.name}: input {name} was modified"
+
+
+def compile_error_python_files() -> Iterator[Any]:
+    for slug in SEED_PROBLEMS:
+        for sol in SPECS[slug].solutions:
+            if sol.expect == "compile_error" and sol.language != "cuda":
+                yield pytest.param(SPECS[slug].directory / "solutions" / sol.file, id=f"{slug}/{sol.file}")
+
+
+@pytest.mark.parametrize("path", list(compile_error_python_files()))
+def test_python_compile_error_entries_really_do_not_parse(path: Path) -> None:
+    with pytest.raises(SyntaxError):
+        compile(path.read_text(encoding="utf-8"), str(path), "exec")
+
+
+# ---------------------------------------------------------------------------------------------
+# Forbidden strings: the judge scans code with comments removed, case-insensitively.
+
+
+def strip_comments(source: str, language: str) -> str:
+    if language == "cuda":
+        return re.sub(r"//[^\n]*|/\*.*?\*/", " ", source, flags=re.S)
+    lines = source.splitlines(keepends=True)
+    for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+        if tok.type == tokenize.COMMENT:
+            row, col = tok.start
+            lines[row - 1] = lines[row - 1][:col] + "\n"
+    return "".join(lines)
+
+
+def forbidden_hits(problem: spec.ProblemSpec, path: Path, language: str) -> list[str]:
+    code = strip_comments(path.read_text(encoding="utf-8"), language).lower()
+    return [needle for needle in problem.forbidden.get(language, ()) if needle.lower() in code]
+
+
+def sources_that_must_pass_the_scan() -> Iterator[Any]:
+    for slug in SEED_PROBLEMS:
+        problem = SPECS[slug]
+        for language in problem.languages:
+            starter = problem.directory / "starters" / f"{language}{spec.SOURCE_SUFFIX[language]}"
+            yield pytest.param(slug, starter, language, id=f"{slug}/starters/{starter.name}")
+        for sol in problem.solutions:
+            hidden = "hidden" in sol.file or "dlopen" in sol.file
+            if (sol.expect != "rejected" or hidden) and sol.expect != "compile_error":
+                yield pytest.param(
+                    slug, problem.directory / "solutions" / sol.file, sol.language, id=f"{slug}/{sol.file}"
+                )
+        for name, language in (("expert_triton.py", "triton"), ("expert_cuda.cu", "cuda")):
+            yield pytest.param(slug, problem.reference_dir / name, language, id=f"{slug}/{name}")
+
+
+@pytest.mark.parametrize(("slug", "path", "language"), list(sources_that_must_pass_the_scan()))
+def test_source_has_no_forbidden_string(slug: str, path: Path, language: str) -> None:
+    assert forbidden_hits(SPECS[slug], path, language) == []
+
+
+@pytest.mark.parametrize(
+    ("slug", "file", "language"),
+    [
+        ("matmul", "triton_calls_torch_matmul.py", "triton"),
+        ("reduction", "cuda_calls_vendor_library.cu", "cuda"),
+    ],
+)
+def test_plain_library_cheats_are_caught_by_the_source_scan(slug: str, file: str, language: str) -> None:
+    assert forbidden_hits(SPECS[slug], SPECS[slug].directory / "solutions" / file, language)
+
+
+# ---------------------------------------------------------------------------------------------
+# CUDA sources: compile with the judge's command line (nothing runs here).
+
+
+def cuda_files() -> list[tuple[str, Path, bool]]:
+    """(problem, file, should compile). Entries the source scan rejects are left out: they never
+    reach the compiler (and may need headers this machine lacks)."""
+    files = []
+    for slug in SEED_PROBLEMS:
+        problem = SPECS[slug]
+        for sol in problem.solutions:
+            path = problem.directory / "solutions" / sol.file
+            if sol.language == "cuda" and not forbidden_hits(problem, path, "cuda"):
+                files.append((slug, problem.directory / "solutions" / sol.file, sol.expect != "compile_error"))
+        files.append((slug, problem.reference_dir / "expert_cuda.cu", True))
+        files.append((slug, problem.directory / "starters" / "cuda.cu", True))
+    return files
+
+
+NVCC_FLAGS = ["-shared", "-Xcompiler", "-fPIC", "-arch=sm_90", "-O3"]  # the judge's command line
+# Outcomes are cached by (nvcc version, flags, source bytes): an unchanged file is not rebuilt,
+# any change to it or to the compiler is. The first run on a machine compiles everything.
+NVCC_CACHE = Path(tempfile.gettempdir()) / "gridstride-content-nvcc"
+
+
+@pytest.fixture(scope="module")
+def nvcc_results(tmp_path_factory: pytest.TempPathFactory) -> dict[Path, tuple[int, str]]:
+    nvcc = shutil.which("nvcc")
+    if nvcc is None:
+        pytest.skip("nvcc is not installed")
+    version = subprocess.run([nvcc, "--version"], capture_output=True, text=True).stdout
+    out_dir = tmp_path_factory.mktemp("nvcc")
+    NVCC_CACHE.mkdir(parents=True, exist_ok=True)
+
+    def build(item: tuple[int, Path]) -> tuple[Path, tuple[int, str]]:
+        index, path = item
+        key = hashlib.sha256(json.dumps([version, NVCC_FLAGS]).encode() + path.read_bytes()).hexdigest()
+        cached = NVCC_CACHE / f"{key}.json"
+        if cached.is_file():
+            code, log = json.loads(cached.read_text())
+            return path, (code, log)
+        cmd = [nvcc, *NVCC_FLAGS, "-o", str(out_dir / f"{index}.so"), str(path)]
+        result = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+        cached.write_text(json.dumps([result.returncode, result.stderr[-4000:]]))
+        return path, (result.returncode, result.stderr[-4000:])
+
+    paths = [path for _, path, _ in cuda_files()]
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        return dict(pool.map(build, enumerate(paths)))
+
+
+@pytest.mark.parametrize(
+    ("path", "should_compile"),
+    [pytest.param(path, ok, id=f"{slug}/{path.parent.name}/{path.name}") for slug, path, ok in cuda_files()],
+)
+def test_cuda_source_compiles_exactly_when_expected(
+    nvcc_results: dict[Path, tuple[int, str]], path: Path, should_compile: bool
+) -> None:
+    code, log = nvcc_results[path]
+    if should_compile:
+        assert code == 0, log
+    else:
+        assert code != 0, "expected a compile error"
+
+
+@pytest.mark.parametrize(("slug", "path", "ok"), [pytest.param(*f, id=f"{f[0]}/{f[1].name}") for f in cuda_files()])
+def test_cuda_solve_takes_one_parameter_per_signature_entry(slug: str, path: Path, ok: bool) -> None:
+    if not ok:
+        return
+    code = strip_comments(path.read_text(encoding="utf-8"), "cuda")
+    match = re.search(r'extern\s+"C"\s+void\s+solve\s*\(([^)]*)\)', code)
+    assert match, 'no extern "C" void solve(...)'
+    params = [p for p in match.group(1).split(",") if p.strip()]
+    assert len(params) == len(SPECS[slug].signature())
+
+
+def test_this_file_runs_with_the_judge_environment() -> None:
+    # The judge venv pins Python 3.11 and numpy < 2.5 for the Triton interpreter.
+    assert sys.version_info >= (3, 11)
