@@ -72,7 +72,10 @@ class Process:
 
     def stop(self, timeout: float = 10) -> None:
         if self.popen.poll() is None:
-            self.kill(signal.SIGTERM)
+            # SIGTERM to the main process only, as docker stop does: Celery then stops its pool.
+            # (SIGTERM to the whole group can leave billiard waiting on a lock a dying child held.)
+            with contextlib.suppress(ProcessLookupError):
+                self.popen.terminate()
             try:
                 self.popen.wait(timeout)
             except subprocess.TimeoutExpired:
