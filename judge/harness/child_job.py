@@ -34,6 +34,7 @@ import json
 import os
 import random
 import sys
+import tempfile
 import time
 import traceback
 from collections.abc import Callable
@@ -46,6 +47,8 @@ from judge.harness.errors import scrub_paths, syntax_error_message, trim, user_t
 from judge.harness.guard import Guard
 from judge.harness.tensors import DTYPES, checksum, poison_, to_bytes
 from judge.harness.timing import L2Flusher, TimingPolicy, time_calls
+
+MAX_LIBRARY_BYTES = 64 << 20
 
 
 class Stop(Exception):
@@ -122,7 +125,7 @@ class Submission:
 
     def __init__(self, job: dict[str, Any], channel: Channel) -> None:
         self.language = job["language"]
-        self.path = job["source_path"]
+        self.path = job["paths"]["solution"]
         self.shown_as = job["shown_as"]
         self.names = job["signature"]
         self.n_tensors = len(job["inputs"]) + len(job["outputs"])
@@ -226,7 +229,7 @@ class Runner:
         self.sizes_names = job["sizes"]
         self.submission = Submission(job, channel)
         self.generate: Callable[..., dict[str, torch.Tensor]] = _load_module(
-            job["reference_path"], "gridstride_reference"
+            job["paths"]["reference"], "gridstride_reference"
         ).generate_inputs
         self.guard: Guard | None = None
         self.flusher: L2Flusher | None = None
@@ -592,11 +595,33 @@ def run_for_ncu(job: dict[str, Any], channel: Channel) -> None:
 # ---------------------------------------------------------------------------------------------
 
 
+def materialize(job: dict[str, Any], library: bytearray | None) -> None:
+    """Write the job's files into a private directory of this process: the submission (Triton
+    reads kernel source from a real file; a CUDA library must be a file to dlopen) and the
+    reference module that generates the inputs. Nothing here is read from the host."""
+    directory = tempfile.mkdtemp(prefix="job-", dir=os.environ.get("TMPDIR") or "/tmp")
+    paths = {}
+    if job["language"] == "cuda":
+        if library is None:
+            raise RuntimeError("a CUDA job arrived without its library")
+        paths["solution"] = os.path.join(directory, "solution.so")
+        with open(paths["solution"], "wb") as fh:
+            fh.write(library)
+    else:
+        paths["solution"] = os.path.join(directory, job["shown_as"])
+        with open(paths["solution"], "w", encoding="utf-8") as fh:
+            fh.write(job["source"])
+    paths["reference"] = os.path.join(directory, "gridstride_reference.py")
+    with open(paths["reference"], "w", encoding="utf-8") as fh:
+        fh.write(job["reference_source"])
+    job["paths"] = paths
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m judge.harness.child")
     parser.add_argument("--in-fd", type=int, default=3)
     parser.add_argument("--out-fd", type=int, default=4)
-    parser.add_argument("--job-file", help="read the job from this file (ncu mode; no channel)")
+    parser.add_argument("--job-file", help="read the job frame from this file (ncu mode; no channel)")
     args = parser.parse_args(argv)
 
     device = os.environ.get("GRIDSTRIDE_DEVICE", "cpu")
@@ -605,8 +630,8 @@ def main(argv: list[str] | None = None) -> int:
         torch.empty(1, device="cuda")  # create the context before the job arrives (warm start)
 
     if args.job_file:
-        with open(args.job_file, encoding="utf-8") as fh:
-            job = json.load(fh)
+        with open(args.job_file, "rb") as fh:
+            job, library = framing.read_frame(fh, max_blob=MAX_LIBRARY_BYTES)
         channel = Channel(None, None)
         # ncu writes its report to stdout; keep the submission's prints off it.
         os.dup2(2, 1)
@@ -615,7 +640,7 @@ def main(argv: list[str] | None = None) -> int:
         writer = framing.open_writer(args.out_fd)
         channel = Channel(writer, reader)
         try:
-            job, _ = framing.read_frame(reader, max_blob=0)
+            job, library = framing.read_frame(reader, max_blob=MAX_LIBRARY_BYTES)
         except (framing.ChannelClosed, framing.FrameError):
             os._exit(2)
     code = 0
@@ -623,6 +648,7 @@ def main(argv: list[str] | None = None) -> int:
     with contextlib.suppress(Exception):
         channel.send({"kind": "ready"})
     try:
+        materialize(job, library)
         if job.get("ncu"):
             run_for_ncu(job, channel)
         else:

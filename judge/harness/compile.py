@@ -3,9 +3,9 @@
 `nvcc -shared -Xcompiler -fPIC -O3 -arch=sm_XY` (XY from the worker's GPU) builds a shared
 library exposing `extern "C" void solve(...)`, later called through ctypes. Compilation runs as
 untrusted work (nvcc parses attacker-controlled source): in the sandbox, with its own time and
-output limits. The library comes back through a pipe, and only this process writes the cache,
-keyed by source hash + arch + nvcc version + flags, so a cached file is exactly what nvcc
-produced for that source.
+output limits, the source written into its private /tmp by the launcher. The library comes back
+through a pipe (sandbox.run_collect), and only this process writes the cache, keyed by source
+hash + arch + nvcc version + flags, so a cached file is exactly what nvcc produced for that source.
 """
 
 from __future__ import annotations
@@ -15,16 +15,14 @@ import hashlib
 import os
 import shutil
 import subprocess
-import sys
-import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from judge.harness import framing, launch
+from judge.harness import launch
 from judge.harness.errors import scrub_paths, trim
-from judge.harness.nvcc_child import FLAGS
 
+FLAGS = ["-shared", "-Xcompiler", "-fPIC", "-O3"]
 MAX_LIBRARY_BYTES = 64 << 20
 ELF_MAGIC = b"\x7fELF"
 
@@ -77,89 +75,56 @@ def cache_key(source: str, arch: str, version: str) -> str:
 def compile_cuda(
     source: str,
     *,
-    source_file: Path,
     arch: str,
     cache_dir: Path,
     seconds: float,
     env: dict[str, str],
-    gpu: int | None,
+    work_dir: str | None = None,
 ) -> CompileOutcome:
-    """Compile (or find in the cache) the library for `source`, written beforehand to source_file."""
+    """Compile (or find in the cache) the shared library for `source`."""
     began = time.monotonic()
     nvcc = find_nvcc()
     if nvcc is None:
         return CompileOutcome(verdict="internal_error", message="nvcc is not installed on this judge host")
     version = nvcc_version(nvcc)
-    cache_dir.mkdir(parents=True, exist_ok=True)
-    target = cache_dir / f"{cache_key(source, arch, version)}.so"
-    if target.is_file():
+    name = f"{cache_key(source, arch, version)}.so"
+    target = cache_dir / name
+    if target.is_file() and not target.is_symlink():
         return CompileOutcome(verdict=None, library=target, cached=True, seconds=time.monotonic() - began)
 
-    child = launch.start(
-        [
-            sys.executable,
-            "-m",
-            "judge.harness.nvcc_child",
-            "--source",
-            str(source_file),
-            "--arch",
-            arch,
-            "--nvcc",
-            nvcc,
-        ],
+    exit_, collected = launch.run_files(
+        [nvcc, *FLAGS, f"-arch={arch}", "-o", "{dir}/solution.so", "solution.cu"],
         limits=launch.RunLimits(wall_seconds=seconds, max_output_bytes=64 << 10, memory_bytes=8 << 30),
         env=env,
-        cwd=source_file.parent,
         gpu=None,
-        readable=(source_file.parent,),
+        files={"solution.cu": source.encode("utf-8")},
+        collect=("solution.so",),
+        collect_max_bytes=MAX_LIBRARY_BYTES,
+        work_dir=work_dir,
     )
-    result: dict[str, object] = {}
-
-    def read() -> None:
-        try:
-            assert child.results_in is not None
-            result["frame"] = framing.read_frame(child.results_in, max_blob=MAX_LIBRARY_BYTES)
-        except (framing.FrameError, framing.ChannelClosed, OSError) as exc:
-            result["error"] = exc
-
-    reader = threading.Thread(target=read, daemon=True)
-    reader.start()
-    if child.job_out is not None:
-        child.job_out.close()
-    reader.join(timeout=seconds)
-    if reader.is_alive():
-        child.kill("wall")
-    exit_ = child.wait(timeout=5)
-    reader.join(timeout=5)
-    child.close_channels()
     elapsed = time.monotonic() - began
-    if exit_.limit_hit == "wall":
+    log = trim(scrub_paths((exit_.stdout + exit_.stderr).strip(), {"/tmp/": "", "{dir}/": ""}))
+    if exit_.limit_hit in ("wall", "cpu"):
         return CompileOutcome(
-            verdict="time_limit", message=f"compilation took longer than {seconds:g} s", seconds=elapsed
+            verdict="time_limit", message=f"compilation took longer than {seconds:g} s", log=log, seconds=elapsed
         )
     if exit_.limit_hit == "memory":
-        return CompileOutcome(verdict="memory_limit", message="the compiler ran out of memory", seconds=elapsed)
-    if "frame" not in result:
-        detail = trim(scrub_paths(exit_.stderr, {str(source_file.parent) + "/": ""}), 4000)
         return CompileOutcome(
-            verdict="internal_error",
-            message=f"the compiler process ended without a result (exit {exit_.exit_code}, signal {exit_.signal})",
-            log=detail,
+            verdict="memory_limit", message="the compiler ran out of memory", log=log, seconds=elapsed
+        )
+    if exit_.exit_code != 0:
+        return CompileOutcome(
+            verdict="compile_error",
+            log=log or f"nvcc exited with status {exit_.exit_code} (signal {exit_.signal})",
+            message="nvcc could not compile your code",
             seconds=elapsed,
         )
-    header, blob = result["frame"]  # type: ignore[misc]
-    log = trim(scrub_paths(str(header.get("log", "")), {str(source_file.parent) + "/": ""}))
-    if not header.get("ok"):
+    library = collected.get("solution.so")
+    if library is None or library[:4] != ELF_MAGIC:
         return CompileOutcome(
-            verdict="compile_error", log=log, message="nvcc could not compile your code", seconds=elapsed
+            verdict="internal_error", message="the compiler returned no library", log=log, seconds=elapsed
         )
-    if blob is None or bytes(blob[:4]) != ELF_MAGIC:
-        return CompileOutcome(
-            verdict="internal_error", message="the compiler returned something that is not a library", seconds=elapsed
-        )
-    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-    with open(tmp, "wb") as fh:
-        fh.write(blob)
-    os.chmod(tmp, 0o444)
-    os.replace(tmp, target)
-    return CompileOutcome(verdict=None, library=target, log=log, seconds=elapsed)
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    os.chmod(cache_dir, 0o755)
+    path = launch.write_cache_file(str(cache_dir), name, library)
+    return CompileOutcome(verdict=None, library=Path(path), log=log, seconds=elapsed)

@@ -81,6 +81,10 @@ class JudgeConfig:
     # Baseline medians per (slug, ranking hash, shape name), timed once per worker.
     baseline_cache: dict[tuple[str, str, str], float | None] = field(default_factory=dict)
     system: dict[str, Any] | None = None
+    # Host memory of a child (the warm pool's processes are started with it).
+    child_memory_bytes: int = 16 << 30
+    # Keep a sandboxed child started ahead (python + torch + CUDA take seconds to start).
+    warm_pool: bool = True
     # Caps every time limit of the problems (tests and tools; None: the problem's limits).
     limit_cap_seconds: float | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
@@ -100,6 +104,20 @@ class JudgeConfig:
 
                 self.ceilings = measure_or_load(self.ceilings_cache)
             return dict(self.ceilings)
+
+    def child_pool(self, argv: list[str], env: dict[str, str], gpu: int | None) -> Any:
+        """The warm pool (created on first use; None where the sandbox is not in use)."""
+        if not self.warm_pool:
+            return None
+        with self._lock:
+            if self.pool is None:
+                from judge.harness import launch
+
+                # The pool's wall limit only bounds a lost process; each job's own deadline is
+                # enforced by the parent.
+                limits = launch.RunLimits(wall_seconds=3600, memory_bytes=self.child_memory_bytes)
+                self.pool = launch.make_pool(argv, limits, env, gpu) or False
+            return self.pool or None
 
     @classmethod
     def from_env(cls, **overrides: Any) -> JudgeConfig:

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import contextlib
 import importlib.util
+import io
 import logging
 import math
-import os
 import queue
 import random
-import shutil
+import re
 import sys
 import threading
 import time
@@ -28,7 +28,7 @@ from typing import Any
 from judge import spec as specmod
 from judge.harness import framing, launch, source_checks
 from judge.harness.config import JudgeConfig, default_config
-from judge.harness.errors import scrub_paths, trim
+from judge.harness.errors import trim
 from judge.harness.seeds import bench_case_key, derive_seed, test_case_key
 from judge.harness.stats import geometric_mean, summarize
 from judge.protocol import (
@@ -165,7 +165,6 @@ class Judging:
         self.on_progress = on_progress
         self.began = began
         self.report = _empty_report(job)
-        self.job_dir: Path | None = None
         self.spec: specmod.ProblemSpec | None = None
         self.stage_text = "starting"
         self.child: launch.Child | None = None
@@ -209,12 +208,6 @@ class Judging:
         if self.child is not None:
             self.child.kill()
             self.child.close_channels()
-        if self.job_dir is not None and self.job_dir.exists():
-            # The source directory was made read-only for the child; the parent owns it. rmtree
-            # does not follow symlinks (fd-based on Linux), so nothing planted is followed.
-            with contextlib.suppress(OSError):
-                os.chmod(self.job_dir / "src", 0o755)
-            shutil.rmtree(self.job_dir, ignore_errors=True)
 
     # -- the run ------------------------------------------------------------------------------
 
@@ -279,7 +272,6 @@ class Judging:
                 )
 
         report.ceilings = config.get_ceilings()
-        self.make_job_dir()
         library: Path | None = None
         if job.language == "cuda":
             library = self.compile()
@@ -295,42 +287,9 @@ class Judging:
             self.profile(library)
         return report
 
-    def make_job_dir(self) -> None:
-        base = self.config.work_dir
-        base.mkdir(parents=True, exist_ok=True)
-        with contextlib.suppress(OSError):
-            os.chmod(base, 0o755)
-        import tempfile
-
-        self.job_dir = Path(tempfile.mkdtemp(prefix="job-", dir=base))
-        os.chmod(self.job_dir, 0o755)
-        src = self.job_dir / "src"
-        src.mkdir()
-        suffix = specmod.SOURCE_SUFFIX[self.job.language]
-        self.source_file = src / f"solution{suffix}"
-        self.source_file.write_text(self.job.source, encoding="utf-8")
-        os.chmod(self.source_file, 0o444)
-        os.chmod(src, 0o555)
-        self.scratch = self.job_dir / "scratch"
-        self.scratch.mkdir(mode=0o700)
-
     def child_env(self) -> dict[str, str]:
-        env = {
-            "PATH": os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin"),
-            "PYTHONPATH": str(specmod.REPO_ROOT),
-            "PYTHONDONTWRITEBYTECODE": "1",
-            "PYTHONUNBUFFERED": "1",
-            "PYTHONHASHSEED": "0",
-            "LANG": "C.UTF-8",
-            "HOME": str(self.scratch),
-            "TMPDIR": str(self.scratch),
-            "TRITON_CACHE_DIR": str(self.scratch / "triton"),
-            "CUPY_CACHE_DIR": str(self.scratch / "cupy"),
-            "GRIDSTRIDE_DEVICE": self.config.device,
-        }
-        for passthrough in ("LD_LIBRARY_PATH", "CUDA_HOME", "CUDA_PATH", "TRITON_PTXAS_PATH"):
-            if passthrough in os.environ:
-                env[passthrough] = os.environ[passthrough]
+        """What the child's environment adds to the sandbox's scrubbed one."""
+        env = {"GRIDSTRIDE_DEVICE": self.config.device, "PYTHONUNBUFFERED": "1", "PYTHONHASHSEED": "0"}
         if self.config.device == "cpu":
             env["TRITON_INTERPRET"] = "1"
             env["CUDA_VISIBLE_DEVICES"] = ""
@@ -350,12 +309,11 @@ class Judging:
             return None
         outcome = cc.compile_cuda(
             self.job.source,
-            source_file=self.source_file,
             arch=cc.gpu_arch(self.config.device),
             cache_dir=self.config.cache_dir,
             seconds=min(self.spec.limits.compile_seconds, self.config.limit_cap_seconds or math.inf),
             env=self.child_env(),
-            gpu=None,
+            work_dir=str(self.config.work_dir),
         )
         self.report.compile_log = outcome.log
         self.report.system["compile"] = {"cached": outcome.cached, "seconds": round(outcome.seconds, 3)}
@@ -421,13 +379,13 @@ class Judging:
         return {
             "language": job.language,
             "device": device,
-            "source_path": str(library if library is not None else self.source_file),
+            "source": job.source if job.language != "cuda" else "",
+            "reference_source": (spec.reference_dir / "reference.py").read_text(encoding="utf-8"),
             "shown_as": f"solution{specmod.SOURCE_SUFFIX[job.language]}",
             "signature": spec.signature(),
             "inputs": [{"name": t.name, "dtype": t.dtype} for t in spec.inputs],
             "outputs": [{"name": t.name, "dtype": t.dtype} for t in spec.outputs],
             "sizes": list(spec.sizes),
-            "reference_path": str(spec.reference_dir / "reference.py"),
             "cases": [
                 {
                     "name": c.name,
@@ -456,13 +414,6 @@ class Judging:
         cap = self.config.limit_cap_seconds
         return min(seconds, cap) if cap else seconds
 
-    def readable_paths(self, library: Path | None) -> tuple[Path, ...]:
-        assert self.spec is not None
-        paths = [self.source_file.parent, specmod.REPO_ROOT / "judge", self.spec.reference_dir]
-        if library is not None:
-            paths.append(library)
-        return tuple(paths)
-
     def run_child(self, library: Path | None) -> None:
         assert self.spec is not None
         child_job = self.child_job(library)
@@ -480,17 +431,17 @@ class Judging:
         self.progress("testing", 0, len(self.cases), "starting")
         self.stage_text = "starting the judge process"
         argv = [sys.executable, "-m", "judge.harness.child"]
-        self.child = launch.start(
+        memory = self.spec.limits.host_memory_mb << 20
+        gpu = self.config.gpu_index if self.config.device == "cuda" else None
+        self.child = launch.start_child(
             argv,
-            limits=launch.RunLimits(
-                wall_seconds=limit,
-                memory_bytes=self.spec.limits.host_memory_mb << 20,
-                max_output_bytes=64 << 10,
-            ),
+            limits=launch.RunLimits(wall_seconds=STARTUP_SECONDS + limit + 30, memory_bytes=memory),
             env=self.child_env(),
-            cwd=self.scratch,
-            gpu=self.config.gpu_index if self.config.device == "cuda" else None,
-            readable=self.readable_paths(library),
+            gpu=gpu,
+            pool=self.config.child_pool(argv, self.child_env(), gpu)
+            if memory == self.config.child_memory_bytes
+            else None,
+            work_dir=str(self.config.work_dir),
         )
         assert self.child.job_out is not None and self.child.results_in is not None
         frames: queue.Queue[tuple[float, dict[str, Any] | None, Any]] = queue.Queue()
@@ -500,8 +451,11 @@ class Judging:
         self.pending: dict[str, Any] = {}
         self.completed = False
         self.ready = False
+        blob = library.read_bytes() if library is not None else None
+        # Written from a thread: a large library fills the pipe until the child reads it.
+        writer = threading.Thread(target=_write_job, args=(self.child.job_out, child_job, blob), daemon=True)
+        writer.start()
         try:
-            framing.write_frame(self.child.job_out, child_job)
             self.loop(frames)
         except Finished:
             pass
@@ -512,7 +466,10 @@ class Judging:
                 "rejected",
                 f"the judge's result channel carried a malformed message ({exc}); submissions must not write to the judge's file descriptors",
             )
-        self.child.kill()
+        if self.decided:
+            self.child.kill()
+        # A child that ended on its own is waited for (so its exit status is its own); one that
+        # lingers after its last frame is killed after a grace period.
         exit_ = self.child.wait(timeout=10)
         self.child.close_channels()
         self.record_output(exit_)
@@ -523,10 +480,8 @@ class Judging:
                 self.explain_exit(exit_)
 
     def record_output(self, exit_: launch.Exit) -> None:
-        replacements = {str(self.job_dir) + "/src/": "", str(self.job_dir): "<job>"}
-        self.report.stdout = trim(scrub_paths(exit_.stdout, replacements), 64 << 10)
-        stderr = scrub_paths(exit_.stderr, replacements)
-        self.report.stderr = trim(stderr, 64 << 10)
+        self.report.stdout = trim(scrub_job_paths(exit_.stdout), 64 << 10)
+        self.report.stderr = trim(scrub_job_paths(exit_.stderr), 64 << 10)
         if self.report.verdict == "internal_error":
             log.error("child stderr for %s:\n%s", self.job.submission_id, exit_.stderr[-8000:])
 
@@ -550,6 +505,12 @@ class Judging:
                 "time_limit",
                 f"time limit: the {self.limit_seconds():g} s limit of {self.job.mode} mode ran out while {where}",
             )
+        elif exit_.limit_hit == "cpu":
+            self.finish("time_limit", f"time limit: the process used more CPU time than allowed while {where}")
+        elif exit_.limit_hit == "processes":
+            self.finish("runtime_error", f"the process started too many processes or threads while {where}")
+        elif exit_.limit_hit == "output":
+            self.finish("runtime_error", f"the process wrote too much output (or too large a file) while {where}")
         elif exit_.limit_hit == "memory":
             self.finish(
                 "memory_limit",
@@ -562,7 +523,8 @@ class Judging:
                 name = signals.Signals(exit_.signal).name
             except ValueError:
                 name = f"signal {exit_.signal}"
-            if exit_.signal == signals.SIGKILL and exit_.limit_hit is None:
+            if exit_.signal == signals.SIGKILL and exit_.limit_hit is None and launch.backend() == "subprocess":
+                # Without the sandbox's memory cgroup, an unexplained SIGKILL is the host's OOM killer.
                 self.finish("memory_limit", f"the process was killed ({name}) while {where}, most likely for memory")
             else:
                 self.finish("runtime_error", f"the process crashed ({name}) while {where}")
@@ -991,25 +953,20 @@ class Judging:
             return
         report.system["ncu"] = version
         job = {**self.child_job_data, "ncu": True}
-        job_file = self.job_dir / "ncu-job.json"  # type: ignore[operator]
-        import json
-
-        job_file.write_text(json.dumps(job))
-        os.chmod(job_file, 0o444)
+        frame = io.BytesIO()
+        framing.write_frame(frame, job, library.read_bytes() if library is not None else None)
         assert self.spec is not None
-        child = launch.start(
-            [*ncu.command(exe), sys.executable, "-m", "judge.harness.child", "--job-file", str(job_file)],
+        exit_, _ = launch.run_files(
+            [*ncu.command(exe), sys.executable, "-m", "judge.harness.child", "--job-file", "{dir}/job.frame"],
             limits=launch.RunLimits(wall_seconds=self.spec.limits.benchmark_seconds, max_output_bytes=4 << 20),
             env=self.child_env(),
-            cwd=self.scratch,
             gpu=self.config.gpu_index,
-            readable=(*self.readable_paths(library), job_file),
-            channels=False,
+            files={"job.frame": frame.getvalue()},
+            work_dir=str(self.config.work_dir),
         )
-        exit_ = child.wait(timeout=self.spec.limits.benchmark_seconds)
         kernels = ncu.parse(exit_.stdout)
         if exit_.exit_code != 0 or not kernels:
-            tail = trim(scrub_paths((exit_.stdout + exit_.stderr)[-1500:], {str(self.job_dir): "<job>"}), 1500)
+            tail = trim(scrub_job_paths((exit_.stdout + exit_.stderr)[-1500:]), 1500)
             report.message += f"; profile: ncu failed (exit {exit_.exit_code}), benchmark only: {tail.strip()}"
             log.warning("ncu failed for %s: %s", self.job.submission_id, exit_.stderr[-4000:])
             return
@@ -1019,6 +976,19 @@ class Judging:
 
 # ---------------------------------------------------------------------------------------------
 # Helpers.
+
+
+_JOB_PATH = re.compile(r"(?:/[\w.+-]+)*/(?:job|proc)-[\w]+/")
+
+
+def scrub_job_paths(text: str) -> str:
+    """Drop the private directories of a job from text shown to the user."""
+    return _JOB_PATH.sub("", text)
+
+
+def _write_job(out: Any, job: dict[str, Any], blob: bytes | None) -> None:
+    with contextlib.suppress(OSError, ValueError):
+        framing.write_frame(out, job, blob)
 
 
 def _read_frames(stream: Any, out: queue.Queue[tuple[float, dict[str, Any] | None, Any]], max_blob: int) -> None:
@@ -1129,7 +1099,7 @@ def _static_system(config: JudgeConfig) -> dict[str, Any]:
     from judge.harness.sysinfo import static_info
 
     info = static_info(config.device, config.gpu_index)
-    info["sandbox"] = launch.BACKEND
+    info["sandbox"] = launch.backend()
     return info
 
 

@@ -1,36 +1,81 @@
-"""Starting an untrusted process: the one seam between the harness and the sandbox.
+"""Starting untrusted processes: the one seam between the harness and the sandbox.
 
-`start()` launches argv with two extra channels (the job goes in, results come out), capped
-stdout/stderr, a wall limit the caller enforces with wait(), and kill() of the whole process
-tree. Until sandbox/ provides its API this is a plain subprocess in its own session; switching is
-the BACKEND line below.
+Two calls:
+- `start_child(argv, ...)`: a process with two channels, the job going in on its fd 3 and
+  results coming out on its fd 4 (a warm one from the pool when the config has one);
+- `run_files(argv, ...)`: a build or tool step (nvcc, ncu) with input files written into its
+  private directory before it starts and named output files sent back afterwards.
+
+BACKEND picks sandbox/ (namespaces, uid drop, seccomp, cgroups: see sandbox/README.md) or a plain
+subprocess in its own session (hosts where the sandbox cannot run, and GRIDSTRIDE_JUDGE_SANDBOX=0).
+Inside either, argv may use "{dir}" for the process's private directory (/tmp in the sandbox).
 """
 
 from __future__ import annotations
 
 import contextlib
+import io
 import logging
 import os
+import shutil
 import signal
 import subprocess
+import tempfile
 import threading
 import time
 from dataclasses import dataclass
-from pathlib import Path
 from typing import IO, Any, BinaryIO
 
 log = logging.getLogger("judge.harness")
 
-BACKEND = "subprocess"  # "sandbox" once sandbox.start exists
+
+def _choose_backend() -> str:
+    if os.environ.get("GRIDSTRIDE_JUDGE_SANDBOX", "1") in ("0", "false", "no"):
+        return "subprocess"
+    try:
+        import sandbox
+
+        sandbox.capabilities()
+    except Exception:
+        log.exception("the sandbox is not usable here; running submissions as plain subprocesses")
+        return "subprocess"
+    return "sandbox"
+
+
+_backend: str | None = None
+_backend_lock = threading.Lock()
+
+
+def backend() -> str:
+    """ "sandbox" or "subprocess", decided once per process."""
+    global _backend
+    with _backend_lock:
+        if _backend is None:
+            _backend = _choose_backend()
+        return _backend
 
 
 @dataclass
 class RunLimits:
     wall_seconds: float
+    cpu_seconds: float | None = None
     memory_bytes: int = 16 << 30
     max_output_bytes: int = 64 << 10
     max_processes: int = 512
     tmp_bytes: int = 4 << 30
+
+    def for_sandbox(self) -> Any:
+        import sandbox
+
+        cpu = self.cpu_seconds or self.wall_seconds * max(2, os.cpu_count() or 2)
+        return sandbox.Limits(
+            wall_seconds=self.wall_seconds,
+            cpu_seconds=cpu,
+            memory_bytes=self.memory_bytes,
+            max_processes=self.max_processes,
+            max_output_bytes=self.max_output_bytes,
+            tmp_bytes=self.tmp_bytes,
+        )
 
 
 @dataclass
@@ -42,6 +87,94 @@ class Exit:
     wall_seconds: float
     limit_hit: str | None = None  # "wall" | "memory" | "cpu" | "processes" | "output" | None
     peak_memory_bytes: int | None = None
+
+
+def _exit_from_result(result: Any) -> Exit:
+    return Exit(
+        exit_code=result.exit_code,
+        signal=result.signal,
+        stdout=result.stdout,
+        stderr=result.stderr,
+        wall_seconds=result.wall_seconds,
+        limit_hit=result.limit_hit,
+        peak_memory_bytes=result.peak_memory_bytes,
+    )
+
+
+class Child:
+    """A started process: write the job to `job_out`, read frames from `results_in`."""
+
+    job_out: BinaryIO | None
+    results_in: BinaryIO | None
+
+    def kill(self, reason: str | None = None) -> None:
+        raise NotImplementedError
+
+    def wait(self, timeout: float | None = None, timeout_reason: str | None = None) -> Exit:
+        """Wait for the end; past `timeout` kill it (reported as `timeout_reason`)."""
+        raise NotImplementedError
+
+    def close_channels(self) -> None:
+        for stream in (self.job_out, self.results_in):
+            if stream is not None:
+                with contextlib.suppress(OSError, ValueError):
+                    stream.close()
+
+
+# ---------------------------------------------------------------------------------------------
+# The sandbox backend.
+
+
+class _SandboxChild(Child):
+    def __init__(self, job: Any, job_out: BinaryIO, results_in: BinaryIO) -> None:
+        self.job = job  # sandbox.Job
+        self.pid = job.pid
+        self.job_out = job_out
+        self.results_in = results_in
+
+    def kill(self, reason: str | None = None) -> None:
+        self.job.kill(reason)
+
+    def wait(self, timeout: float | None = None, timeout_reason: str | None = None) -> Exit:
+        try:
+            result = self.job.wait(timeout)
+        except TimeoutError:
+            self.job.kill(timeout_reason)
+            result = self.job.wait()
+        return _exit_from_result(result)
+
+
+def _sandbox_start(argv: list[str], limits: RunLimits, env: dict[str, str], gpu: int | None, pool: Any) -> Child:
+    import sandbox
+
+    if pool is not None:
+        warm = pool.take()
+        return _SandboxChild(warm.job, warm.channel_out, io.BufferedReader(warm.channel_in, 1 << 16))  # type: ignore[arg-type]
+    job_r, job_w = os.pipe()
+    res_r, res_w = os.pipe()
+    try:
+        job = sandbox.start(argv, limits=limits.for_sandbox(), env=env, gpu=gpu, pass_fds=(job_r, res_w))
+    except BaseException:
+        os.close(job_w)
+        os.close(res_r)
+        raise
+    finally:
+        os.close(job_r)
+        os.close(res_w)
+    return _SandboxChild(job, os.fdopen(job_w, "wb"), os.fdopen(res_r, "rb", buffering=1 << 16))
+
+
+def make_pool(argv: list[str], limits: RunLimits, env: dict[str, str], gpu: int | None) -> Any:
+    """A sandbox.WarmPool of children started ahead (None with the subprocess backend)."""
+    if backend() != "sandbox":
+        return None
+    import sandbox
+
+    return sandbox.WarmPool(argv, limits=limits.for_sandbox(), env=env, gpu=gpu, size=1)
+
+
+# ---------------------------------------------------------------------------------------------
+# The subprocess backend (no isolation beyond a session and a scrubbed environment).
 
 
 class _Capped:
@@ -73,17 +206,21 @@ class _Capped:
         return out
 
 
-class Child:
-    """A started process: write the job to `job_out`, read frames from `results_in`."""
-
+class _ProcessChild(Child):
     def __init__(
-        self, proc: subprocess.Popen[bytes], job_out: BinaryIO | None, results_in: BinaryIO | None, limits: RunLimits
+        self,
+        proc: subprocess.Popen[bytes],
+        job_out: BinaryIO | None,
+        results_in: BinaryIO | None,
+        limits: RunLimits,
+        private_dir: str | None = None,
     ) -> None:
         self.proc = proc
         self.pid = proc.pid
         self.job_out = job_out
         self.results_in = results_in
         self.started = time.monotonic()
+        self.private_dir = private_dir
         assert proc.stdout is not None and proc.stderr is not None
         self._out = _Capped(proc.stdout, limits.max_output_bytes)
         self._err = _Capped(proc.stderr, limits.max_output_bytes)
@@ -91,19 +228,18 @@ class Child:
 
     def kill(self, reason: str | None = None) -> None:
         """Kill the whole process group (the child and anything it started)."""
-        if reason and self._killed_for is None:
+        if reason and self._killed_for is None and self.proc.poll() is None:
             self._killed_for = reason
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.proc.pid, signal.SIGKILL)
 
-    def wait(self, timeout: float | None = None) -> Exit:
+    def wait(self, timeout: float | None = None, timeout_reason: str | None = None) -> Exit:
         try:
             self.proc.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
-            self.kill("wall")
+            self.kill(timeout_reason)
             self.proc.wait()
-        # Anything the child left behind in its session goes too.
-        self.kill()
+        self.kill()  # anything the child left behind in its session goes too
         code = self.proc.returncode
         return Exit(
             exit_code=code if code is not None and code >= 0 else None,
@@ -114,55 +250,180 @@ class Child:
             limit_hit=self._killed_for,
         )
 
-    def close_channels(self) -> None:
-        for stream in (self.job_out, self.results_in):
-            if stream is not None:
-                with contextlib.suppress(OSError):
-                    stream.close()
+
+def _subprocess_env(env: dict[str, str], private_dir: str, gpu: int | None) -> dict[str, str]:
+    from judge.spec import REPO_ROOT
+
+    full = {
+        "PATH": os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin"),
+        "PYTHONPATH": str(REPO_ROOT),
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "PYTHONSAFEPATH": "1",
+        "LANG": "C.UTF-8",
+        "HOME": private_dir,
+        "TMPDIR": private_dir,
+        "TRITON_CACHE_DIR": os.path.join(private_dir, ".triton"),
+    }
+    for name in ("LD_LIBRARY_PATH", "CUDA_HOME", "CUDA_PATH", "TRITON_PTXAS_PATH"):
+        if name in os.environ:
+            full[name] = os.environ[name]
+    full.update(env)
+    if gpu is not None:
+        full["CUDA_VISIBLE_DEVICES"] = str(gpu)
+    return full
 
 
-def start(
+def _private_dir(base: str | None) -> str:
+    if base:
+        os.makedirs(base, exist_ok=True)
+    return tempfile.mkdtemp(prefix="proc-", dir=base)
+
+
+def _subprocess_start(
+    argv: list[str], limits: RunLimits, env: dict[str, str], gpu: int | None, work_dir: str | None
+) -> Child:
+    private = _private_dir(work_dir)
+    job_r, job_w = os.pipe()
+    res_r, res_w = os.pipe()
+    argv = [*argv, "--in-fd", str(job_r), "--out-fd", str(res_w)]
+    try:
+        proc = subprocess.Popen(
+            [a.replace("{dir}", private) for a in argv],
+            env=_subprocess_env(env, private, gpu),
+            cwd=private,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            pass_fds=(job_r, res_w),
+            start_new_session=True,
+        )
+    except BaseException:
+        os.close(job_w)
+        os.close(res_r)
+        raise
+    finally:
+        os.close(job_r)
+        os.close(res_w)
+    child = _ProcessChild(proc, os.fdopen(job_w, "wb"), os.fdopen(res_r, "rb", buffering=1 << 16), limits, private)
+    # The private directory goes when the process does (removal never follows links).
+    threading.Thread(target=_remove_after, args=(proc, private), daemon=True).start()
+    return child
+
+
+def _remove_after(proc: subprocess.Popen[bytes], path: str) -> None:
+    proc.wait()
+    shutil.rmtree(path, ignore_errors=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# The two calls.
+
+
+def start_child(
     argv: list[str],
     *,
     limits: RunLimits,
     env: dict[str, str],
-    cwd: Path,
-    gpu: int | None = None,
-    readable: tuple[Path, ...] = (),
-    channels: bool = True,
+    gpu: int | None,
+    pool: Any = None,
+    work_dir: str | None = None,
 ) -> Child:
-    """Start argv; with channels, '--in-fd N --out-fd M' are appended for the job and results."""
-    if BACKEND == "sandbox":  # pragma: no cover - wired when sandbox/ lands
-        return _start_sandboxed(argv, limits=limits, env=env, cwd=cwd, gpu=gpu, readable=readable, channels=channels)
-    pass_fds: tuple[int, ...] = ()
-    job_w = res_r = None
-    job_r = res_w = -1
-    if channels:
-        job_r, job_w = os.pipe()
-        res_r, res_w = os.pipe()
-        argv = [*argv, "--in-fd", str(job_r), "--out-fd", str(res_w)]
-        pass_fds = (job_r, res_w)
-    if gpu is not None:
-        env = {**env, "CUDA_VISIBLE_DEVICES": str(gpu)}
+    """Start argv with the job channel on its fd 3 and the results channel on its fd 4."""
+    if backend() == "sandbox":
+        return _sandbox_start(argv, limits, env, gpu, pool)
+    return _subprocess_start(argv, limits, env, gpu, work_dir)
+
+
+def _read_regular_file(directory: str, name: str, max_bytes: int) -> bytes:
+    """Read a file the process made, refusing links and anything but a plain file."""
+    dir_fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
     try:
-        proc = subprocess.Popen(
-            argv,
+        fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=dir_fd)
+    finally:
+        os.close(dir_fd)
+    try:
+        info = os.fstat(fd)
+        import stat
+
+        if not stat.S_ISREG(info.st_mode) or info.st_nlink != 1 or info.st_size > max_bytes:
+            raise OSError(f"{name} is not a plain file within {max_bytes} bytes")
+        with os.fdopen(fd, "rb") as fh:
+            fd = -1
+            return fh.read(max_bytes + 1)[:max_bytes]
+    finally:
+        if fd >= 0:
+            os.close(fd)
+
+
+def run_files(
+    argv: list[str],
+    *,
+    limits: RunLimits,
+    env: dict[str, str],
+    gpu: int | None,
+    files: dict[str, bytes],
+    collect: tuple[str, ...] = (),
+    collect_max_bytes: int = 64 << 20,
+    work_dir: str | None = None,
+) -> tuple[Exit, dict[str, bytes]]:
+    """Run argv to completion in a private directory holding `files`; return the `collect`ed
+    outputs (plain files only). "{dir}" in argv names that directory; it is also the cwd."""
+    if backend() == "sandbox":
+        import sandbox
+
+        result, collected, missing = sandbox.run_collect(
+            [a.replace("{dir}", "/tmp") for a in argv],
+            limits=limits.for_sandbox(),
+            files=files,
+            collect=collect,
+            collect_max_bytes=collect_max_bytes,
             env=env,
-            cwd=cwd,
+            gpu=gpu,
+            cwd="/tmp",
+        )
+        if missing:
+            log.info("run_files: not collected %s", missing)
+        return _exit_from_result(result), dict(collected)
+    private = _private_dir(work_dir)
+    try:
+        for name, data in files.items():
+            with open(os.path.join(private, name), "wb") as fh:
+                fh.write(data)
+        proc = subprocess.Popen(
+            [a.replace("{dir}", private) for a in argv],
+            env=_subprocess_env(env, private, gpu),
+            cwd=private,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
-            pass_fds=pass_fds,
             start_new_session=True,
         )
+        child = _ProcessChild(proc, None, None, limits, private)
+        exit_ = child.wait(timeout=limits.wall_seconds, timeout_reason="wall")
+        collected = {}
+        for name in collect:
+            with contextlib.suppress(OSError):
+                collected[name] = _read_regular_file(private, name, collect_max_bytes)
+        exit_.stdout = exit_.stdout.replace(private + "/", "").replace(private, "")
+        exit_.stderr = exit_.stderr.replace(private + "/", "").replace(private, "")
+        return exit_, collected
     finally:
-        if channels:
-            os.close(job_r)
-            os.close(res_w)
-    job_out = os.fdopen(job_w, "wb") if job_w is not None else None
-    results_in = os.fdopen(res_r, "rb", buffering=1 << 16) if res_r is not None else None
-    return Child(proc, job_out, results_in, limits)
+        shutil.rmtree(private, ignore_errors=True)
 
 
-def _start_sandboxed(argv: list[str], **kwargs: Any) -> Child:
-    raise NotImplementedError("sandbox backend not wired yet")
+def write_cache_file(directory: str, name: str, data: bytes) -> str:
+    """Put a trusted output into a cache directory without following a planted link."""
+    os.makedirs(directory, exist_ok=True)
+    try:
+        from sandbox import write_new_file
+    except ImportError:
+        write_new_file = None
+    if write_new_file is not None:
+        return str(write_new_file(directory, name, data, 0o444))
+    path = os.path.join(directory, name)
+    tmp = os.path.join(directory, f".{name}.{os.getpid()}.tmp")
+    with open(tmp, "wb") as fh:
+        fh.write(data)
+    os.chmod(tmp, 0o444)
+    os.replace(tmp, path)
+    return path

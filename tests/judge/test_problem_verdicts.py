@@ -12,13 +12,13 @@ SPECS, _ = specmod.load_all()
 
 
 def reference_backed_solution(spec: specmod.ProblemSpec) -> str:
-    """A PyTorch submission that writes the trusted reference's outputs (accepted by design)."""
-    return f"""
-import importlib.util
+    """A PyTorch submission that writes the trusted reference's outputs (accepted by design).
 
-_loader = importlib.util.spec_from_file_location("ref", {str(spec.reference_dir / "reference.py")!r})
-_ref = importlib.util.module_from_spec(_loader)
-_loader.loader.exec_module(_ref)
+    The reference's source is embedded: reference_kernels/ is not visible inside the sandbox."""
+    source = (spec.reference_dir / "reference.py").read_text()
+    return f"""
+_ref = {{}}
+exec(compile({source!r}, "reference", "exec"), _ref)
 NAMES = {spec.signature()!r}
 INPUTS = {[t.name for t in spec.inputs]!r}
 OUTPUTS = {[t.name for t in spec.outputs]!r}
@@ -27,7 +27,7 @@ SIZES = {list(spec.sizes)!r}
 
 def solve(*args):
     given = dict(zip(NAMES, args))
-    out = _ref.reference(**{{n: given[n] for n in INPUTS}}, **{{s: given[s] for s in SIZES}})
+    out = _ref["reference"](**{{n: given[n] for n in INPUTS}}, **{{s: given[s] for s in SIZES}})
     for name in OUTPUTS:
         given[name].copy_(out[name].to(given[name].dtype))
 """

@@ -277,7 +277,7 @@ def test_replacing_the_output_tensor_storage_is_rejected() -> None:
 def test_forged_bytes_on_the_result_channel_are_rejected() -> None:
     source = """
     import os, sys
-    fd = int(sys.argv[sys.argv.index("--out-fd") + 1])
+    fd = int(sys.argv[sys.argv.index("--out-fd") + 1]) if "--out-fd" in sys.argv else 4
 
     def solve(a, b, c, n):
         os.write(fd, b"\\xff\\xff\\xff\\xffgarbage")
@@ -290,7 +290,7 @@ def test_a_forged_done_frame_cannot_end_the_judging_early() -> None:
     source = """
     import sys
     from judge.harness import framing
-    fd = int(sys.argv[sys.argv.index("--out-fd") + 1])
+    fd = int(sys.argv[sys.argv.index("--out-fd") + 1]) if "--out-fd" in sys.argv else 4
     out = framing.open_writer(fd)
     framing.write_frame(out, {"kind": "done"})
 
