@@ -227,3 +227,61 @@ def test_a_report_arriving_while_the_database_is_unreachable_is_retried_not_lost
     finally:
         stack.stop()
         proxy.close()
+
+
+# --- the filesystem broker (the laptop default): what holds and what the lease covers ------------
+
+
+@pytest.fixture
+def fs_stack(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, settings: Any) -> Iterator[Stack]:
+    sync_problems()
+    stack = Stack(tmp_path / "stack", database_url=db_url(), broker_url="filesystem://")
+    broker_dir = stack.folder / "var" / "broker"
+    for sub in ("queue", "processed", "control"):
+        (broker_dir / sub).mkdir(parents=True, exist_ok=True)
+    monkeypatch.setenv("CELERY_BROKER_URL", "filesystem://")
+    app = Celery("pipeline-test-client", broker="filesystem://")
+    app.conf.broker_transport = "gridstride.submissions.fsbroker:Transport"
+    app.conf.broker_transport_options = {
+        "data_folder_in": str(broker_dir / "queue"),
+        "data_folder_out": str(broker_dir / "queue"),
+        "processed_folder": str(broker_dir / "processed"),
+        "control_folder": str(broker_dir / "control"),
+    }
+    monkeypatch.setattr(broker, "celery_app", lambda: app)
+    settings.CELERY_BROKER_URL = "filesystem://"
+    yield stack
+    stack.stop()
+    app.close()
+    print(stack.logs())
+
+
+def test_on_the_filesystem_broker_a_killed_judge_process_is_judged_again_and_recorded_once(
+    fs_stack: Stack, user: Any
+) -> None:
+    fs_stack.start_web()
+    fs_stack.start_judge()
+    s = submit(user, "sleep=3")
+    pid = wait_for("the job to start", lambda: fs_stack.running_pids().get(f"{s.public_id}.1"), 30)
+    os.kill(pid, signal.SIGKILL)  # the worker's main process puts the message back in the folder
+    wait_for("the verdict", lambda: done(s), RECORD_TIMEOUT)
+    s = recorded_once(s)
+    assert (s.verdict, s.attempt, s.runs) == ("accepted", 1, 2)
+
+
+def test_on_the_filesystem_broker_a_killed_whole_worker_loses_its_message_and_the_lease_requeues_it(
+    fs_stack: Stack, user: Any
+) -> None:
+    fs_stack.start_web()
+    judge = fs_stack.start_judge()
+    s = submit(user, "sleep=2")
+    wait_for("the job to start", lambda: fs_stack.running_pids().get(f"{s.public_id}.1"), 30)
+    judge.kill(signal.SIGKILL)
+    judge.stop()
+    # The message left the folder when the judge took it: nothing is left to redeliver.
+    assert not list((fs_stack.folder / "var" / "broker" / "queue").glob("*.judge.cpu.msg"))
+    fs_stack.start_judge()
+    wait_for("the verdict", lambda: done(s), RECORD_TIMEOUT)
+    s = recorded_once(s)
+    assert (s.verdict, s.attempt) == ("accepted", 2)
+    assert fs_stack.runs().count((str(s.public_id), 1)) == 1  # attempt 1 never came back
