@@ -25,6 +25,7 @@ import sys
 import tempfile
 import time
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -119,18 +120,21 @@ def main() -> int:
                 Submission.objects.filter(pk__in=pks, status="done").values_list("pk", "finished_at")  # type: ignore[arg-type]
             )
 
+        def finished_at(pk: int) -> datetime | None:
+            return finished([pk]).get(pk)
+
         # Polling does not change what is measured (the recorded finished_at), but SQLite's readers
         # hold off its writer: poll it gently.
         poll_s = 0.002 if args.broker == "redis" else 0.05
         # Warm-up: connections, imports, the judge's first job.
         for _ in range(5):
             _, s = submit()
-            wait_for("warm-up", lambda s=s: finished([s.pk]), 60, poll_s)
+            wait_for("warm-up", partial(finished_at, s.pk), 60, poll_s)
 
         sequential = []
         for _ in range(args.n):
             t0, s = submit()
-            done_at = wait_for("a verdict", lambda s=s: finished([s.pk]).get(s.pk), 60, poll_s)
+            done_at = wait_for("a verdict", partial(finished_at, s.pk), 60, poll_s)
             sequential.append(done_at.timestamp() - t0)
         rows.append(summary("one at a time", sequential))
 

@@ -147,7 +147,7 @@ class _AtomicFilesystemChannel(filesystem.Channel):
     so a polling consumer never reads a half-written file (the stock transport lets it, and the
     worker then stops on a JSONDecodeError)."""
 
-    def _put(self, queue: str, payload: Any, **kwargs: Any) -> None:
+    def _put(self, queue: Any, payload: Any, **kwargs: Any) -> None:  # type: ignore[override]  # kombu names it twice
         name = f"{round(time.monotonic() * 1000)}_{uuid.uuid4()}.{queue}.msg"
         final = os.path.join(self.data_folder_out, name)
         temporary = os.path.join(self.data_folder_out, f".{name}.part")
