@@ -12,7 +12,7 @@ from django.db import OperationalError
 from django.test import override_settings
 from django.utils import timezone
 from gridstride.catalog.actions import sync_problems
-from gridstride.catalog.models import Problem
+from gridstride.catalog.models import Problem, ProblemVersion
 from gridstride.submissions import actions, tasks
 from gridstride.submissions.actions import SubmissionRefused, create_submission, queue_position
 from gridstride.submissions.models import PRIORITY, EventKind, Submission
@@ -291,10 +291,16 @@ def test_a_submission_whose_runs_keep_dying_is_given_up_by_the_site_too(fake_bro
 def test_a_rejudge_keeps_the_old_verdict_until_the_new_one_is_recorded(fake_broker, problem, alice, judged) -> None:
     s = submit(alice, problem)
     actions.record_report(report_for(s, "accepted"))
+    # The problem was fixed since: a rejudge judges against the version judges have now.
+    newer = ProblemVersion.objects.create(
+        problem=problem, content_hash="f" * 32, ranking_hash="e" * 32, statement="", spec={}
+    )
+    Problem.objects.filter(pk=problem.pk).update(current_version=newer)
     s.refresh_from_db()
     assert actions.rejudge(s)
     s.refresh_from_db()
     assert (s.status, s.verdict, s.attempt, s.priority) == ("queued", "accepted", 2, PRIORITY["rejudge"])
+    assert s.problem_version == newer and fake_broker.sent[-1].job["content_hash"] == "f" * 32
     assert not actions.record_report(report_for(s, "wrong_answer", attempt=1))
     assert actions.record_report(report_for(s, "wrong_answer"))
     s.refresh_from_db()

@@ -368,11 +368,24 @@ def requeue(submission: Submission, why: str) -> str | None:
 
 
 def rejudge(submission: Submission) -> bool:
-    """Judge again (problem fixed, judge upgraded). The old verdict stays until the new one lands."""
-    return _next_attempt(submission, EventKind.REJUDGE, "rejudge requested", priority=PRIORITY["rejudge"])
+    """Judge again against the problem as it is now (fixed checks, new shapes, upgraded judge).
+
+    The old verdict stays until the new one is recorded; judges refuse a job whose problem
+    version they do not have, so the submission moves to the current version.
+    """
+    current = Problem.objects.filter(pk=submission.problem_id).values_list("current_version", flat=True).first()
+    return _next_attempt(
+        submission,
+        EventKind.REJUDGE,
+        "rejudge requested",
+        priority=PRIORITY["rejudge"],
+        extra={"problem_version_id": current} if current else None,
+    )
 
 
-def _next_attempt(submission: Submission, kind: str, why: str, priority: int | None = None) -> bool:
+def _next_attempt(
+    submission: Submission, kind: str, why: str, priority: int | None = None, extra: dict[str, Any] | None = None
+) -> bool:
     old_task = submission.task_id
     now = timezone.now()
     changes: dict[str, Any] = {
@@ -389,6 +402,7 @@ def _next_attempt(submission: Submission, kind: str, why: str, priority: int | N
     }
     if priority is not None:
         changes["priority"] = priority
+    changes.update(extra or {})
     rows = Submission.objects.filter(pk=submission.pk, attempt=submission.attempt)
     if kind != EventKind.REJUDGE:
         rows = rows.exclude(status=Status.DONE)
