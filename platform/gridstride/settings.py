@@ -156,6 +156,8 @@ CELERY_VISIBILITY_TIMEOUT_S = env_int("CELERY_VISIBILITY_TIMEOUT_S", 3600)
 # --- Judging pipeline (docs/pipeline.md; judge/worker.py reads the same variables) ---------
 # Queue a submission goes to when the caller names no GPU: judge.<model>.
 JUDGE_DEFAULT_GPU = env_str("JUDGE_DEFAULT_GPU", "cpu")
+# GPU models a submitter may ask for (each needs judges on judge.<model>).
+JUDGE_GPU_MODELS = env_list("JUDGE_GPU_MODELS", [JUDGE_DEFAULT_GPU])
 # A running job's lease; the judge's heartbeats renew it. Past it, the sweeper re-queues.
 JUDGE_LEASE_S = env_int("JUDGE_LEASE_S", 120)
 # A queued job whose message never reached a judge for this long is sent again.
