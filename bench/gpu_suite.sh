@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# The GPU batch: everything that needs the H200, in one call, logs under $OUT (or ./artifacts/gpu).
+# Usage on the GPU host, from the repository root: bench/gpu_suite.sh [step ...]
+# Steps: info validate ceilings judge_tests sandbox_tests experts selftest precision overhead pipeline
+set -uo pipefail
+export PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1
+OUT=${OUT:-artifacts/gpu}; mkdir -p "$OUT"
+steps=("$@"); [[ ${#steps[@]} -gt 0 ]] || steps=(info validate ceilings judge_tests sandbox_tests experts)
+step() {  # step NAME TIMEOUT CMD...
+  local name=$1 limit=$2; shift 2
+  local t0=$SECONDS
+  echo "=== $name (limit ${limit}s)"
+  timeout -k 10 "$limit" "$@" > "$OUT/$name.log" 2>&1; local rc=$?
+  echo "--- $name rc=$rc in $((SECONDS - t0))s; tail:"; tail -n "${TAIL:-25}" "$OUT/$name.log"
+}
+for s in "${steps[@]}"; do
+  case $s in
+    info) step info 60 bash -c 'nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,memory.total --format=csv; python3 -c "import sys,torch,triton,numpy,cupy; print(sys.version.split()[0], torch.__version__, triton.__version__, numpy.__version__, cupy.__version__)"; nvcc --version | tail -1; which ncu; unshare --version; ls /sys/fs/cgroup | head -30' ;;
+    validate) step validate 120 python3 -m judge validate ;;
+    ceilings) step ceilings 180 python3 -m judge ceilings ;;
+    judge_tests) step judge_tests "${JUDGE_TESTS_LIMIT:-420}" python3 -m pytest -c pytest-judge.ini tests/gpu -m gpu -q -x --timeout 300 ;;
+    sandbox_tests) step sandbox_tests 300 python3 -m pytest -c pytest-judge.ini tests/sandbox -q --timeout 120 ;;
+    experts) step experts 300 python3 bench/expert_kernels.py ;;
+    selftest) step selftest 540 python3 -m judge selftest ;;
+    precision) step precision 580 python3 bench/precision.py ;;
+    overhead) step overhead 300 python3 bench/sandbox_overhead.py --gpu 0 --jobs 20 --heavy-jobs 8 ;;
+    pipeline) step pipeline 300 python3 bench/pipeline_gpu.py ;;
+    *) echo "unknown step $s" ;;
+  esac
+done
+cp docs/benchmarks.md "$OUT/benchmarks.md" 2>/dev/null || true
