@@ -18,7 +18,7 @@ for s in "${steps[@]}"; do
     info) step info 60 bash -c 'nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,memory.total --format=csv; python3 -c "import sys,torch,triton,numpy,cupy; print(sys.version.split()[0], torch.__version__, triton.__version__, numpy.__version__, cupy.__version__)"; nvcc --version | tail -1; which ncu; unshare --version; ls /sys/fs/cgroup | head -30' ;;
     validate) step validate 120 python3 -m judge validate ;;
     ceilings) step ceilings 180 python3 -m judge ceilings ;;
-    judge_tests) step judge_tests "${JUDGE_TESTS_LIMIT:-420}" python3 -m pytest -c pytest-judge.ini tests/gpu -m gpu -q -x --timeout 300 ;;
+    judge_tests) step judge_tests "${JUDGE_TESTS_LIMIT:-420}" python3 -m pytest -c pytest-judge.ini tests/gpu -m gpu -q --timeout 240 ;;
     sandbox_tests) step sandbox_tests 300 python3 -m pytest -c pytest-judge.ini tests/sandbox -q --timeout 120 ;;
     experts) step experts 300 python3 bench/expert_kernels.py ;;
     selftest) step selftest 540 python3 -m judge selftest ;;
