@@ -83,11 +83,13 @@ def test_a_submission_is_stored_queued_and_its_job_published_once_after_commit(f
     assert kinds(s) == ["created", "dispatched"]
 
 
-@override_settings(JUDGE_DEFAULT_GPU="h200")
+@override_settings(JUDGE_DEFAULT_GPU="h200", JUDGE_GPU_MODELS=["h200", "h100"])
 def test_the_site_picks_the_gpu_queue_from_settings_unless_the_caller_names_one(fake_broker, problem, alice) -> None:
     assert submit(alice, problem).gpu_model == "h200"
     assert submit(alice, problem, gpu_model="h100").gpu_model == "h100"
     assert [j.queue for j in fake_broker.sent] == ["judge.h200", "judge.h100"]
+    with pytest.raises(SubmissionRefused, match="No judge here runs on 'a100'; choose one of: h100, h200"):
+        submit(alice, problem, gpu_model="a100")
 
 
 def test_a_source_over_64_kib_is_refused_with_its_size_and_the_limit(fake_broker, problem, alice) -> None:
@@ -129,6 +131,7 @@ def test_the_rate_limit_refuses_a_users_fourth_submission_in_a_minute_but_not_ot
     submit(alice, problem)
 
 
+@override_settings(JUDGE_GPU_MODELS=["cpu", "h100"])
 def test_queue_position_follows_priority_then_arrival_and_ends_when_a_judge_starts(fake_broker, problem, alice) -> None:
     first = submit(alice, problem)
     second = submit(alice, problem)
@@ -166,6 +169,7 @@ def test_late_progress_and_progress_of_an_old_attempt_change_nothing(fake_broker
 # --- reports ----------------------------------------------------------------------------------
 
 
+@override_settings(JUDGE_GPU_MODELS=["cpu", "h200"])
 def test_a_report_delivered_twice_is_recorded_once_and_announced_once(fake_broker, problem, alice, judged) -> None:
     s = submit(alice, problem, mode="submit", gpu_model="h200")
     started(s)
@@ -195,6 +199,7 @@ def test_a_second_different_report_cannot_overwrite_a_final_verdict(fake_broker,
     assert s.verdict == "wrong_answer" and len(judged) == 1
 
 
+@override_settings(JUDGE_GPU_MODELS=["cpu", "h200"])
 def test_cpu_and_run_results_are_never_ranked_even_if_the_judge_says_so(fake_broker, problem, alice) -> None:
     cpu = submit(alice, problem, mode="submit")
     run = submit(alice, problem, mode="run", gpu_model="h200")

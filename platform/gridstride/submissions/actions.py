@@ -98,8 +98,9 @@ def create_submission(
     if not source.strip():
         raise SubmissionRefused("The source is empty.")
     gpu = gpu_model or settings.JUDGE_DEFAULT_GPU
-    if not GPU_MODEL_RE.match(gpu):
-        raise SubmissionRefused(f"Unknown GPU model {gpu!r}.")
+    allowed = {settings.JUDGE_DEFAULT_GPU, *settings.JUDGE_GPU_MODELS}
+    if not GPU_MODEL_RE.match(gpu) or gpu not in allowed:
+        raise SubmissionRefused(f"No judge here runs on {gpu!r}; choose one of: {', '.join(sorted(allowed))}.")
 
     now = timezone.now()
     with transaction.atomic():
