@@ -1,0 +1,192 @@
+"""How repeatable is a score? The same accepted submission judged N times, each in its own process.
+
+For every problem with reference_kernels/<slug>/expert_triton.py, runs
+
+    python3 -m judge run --problem SLUG --language triton reference_kernels/SLUG/expert_triton.py \
+        --mode benchmark --json
+
+--runs times (default 10) as separate processes, one after the other, and reports the spread of
+the score (max / min - 1; goal: within 1%) and of each shape's median. Results accumulate in
+var/bench/precision.json (so the problems can be measured in several batches) and the table of
+everything measured so far replaces the "Precision" section of docs/benchmarks.md.
+
+    python3 bench/precision.py                                  # all problems, 10 runs each
+    python3 bench/precision.py --problems vector_add reduction  # a batch (each ~3-5 min on an H200)
+    python3 bench/precision.py --print                          # only print the stored table
+
+Timed assertions do not belong in tests; this is the measurement behind the claim in
+docs/judging.md that a score repeats within about 1%.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from judge import spec as specmod  # noqa: E402
+
+RESULTS = ROOT / "var" / "bench" / "precision.json"
+DOC = ROOT / "docs" / "benchmarks.md"
+SECTION = "## Precision"
+
+
+def judge_once(slug: str, path: Path, timeout: float) -> dict[str, Any]:
+    began = time.monotonic()
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "judge",
+            "run",
+            "--problem",
+            slug,
+            "--language",
+            "triton",
+            str(path),
+            "--mode",
+            "benchmark",
+            "--json",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+    try:
+        report = json.loads(out.stdout)
+    except ValueError:
+        raise RuntimeError(f"{slug}: no JSON report (exit {out.returncode}): {out.stderr[-2000:]}") from None
+    report["_wall_s"] = time.monotonic() - began
+    return report
+
+
+def spread(values: list[float]) -> float:
+    return max(values) / min(values) - 1 if values and min(values) > 0 else float("nan")
+
+
+def measure(slug: str, runs: int, timeout: float) -> dict[str, Any]:
+    path = specmod.REFERENCE_DIR / slug / "expert_triton.py"
+    scores: list[float] = []
+    shapes: dict[str, list[float]] = {}
+    verdicts: list[str] = []
+    system: dict[str, Any] = {}
+    walls: list[float] = []
+    for i in range(runs):
+        report = judge_once(slug, path, timeout)
+        verdicts.append(report["verdict"])
+        walls.append(report["_wall_s"])
+        if report["verdict"] != "accepted":
+            print(f"  run {i + 1}: {report['verdict']}: {report['message'][:300]}", flush=True)
+            continue
+        system = report["system"]
+        scores.append(report["score_us"])
+        for b in report["benchmarks"]:
+            shapes.setdefault(b["name"], []).append(b["median_us"])
+        print(f"  run {i + 1}/{runs}: score {report['score_us']:.3f} us ({report['_wall_s']:.0f} s)", flush=True)
+    return {
+        "problem": slug,
+        "runs": runs,
+        "accepted": verdicts.count("accepted"),
+        "scores_us": scores,
+        "shape_medians_us": shapes,
+        "gpu": system.get("gpu"),
+        "driver": system.get("driver"),
+        "sm_clock_mhz": system.get("sm_clock_mhz"),
+        "mean_wall_s": statistics.fmean(walls) if walls else None,
+        "measured_at": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
+    }
+
+
+def table(results: dict[str, dict[str, Any]]) -> str:
+    lines = [
+        SECTION,
+        "",
+        "The same accepted submission (each problem's `reference_kernels/<slug>/expert_triton.py`) judged",
+        "repeatedly in benchmark mode, every run a separate `python3 -m judge run ... --json` process",
+        "(fresh sandboxed child, fresh input pools and seeds of the same public seed). Spread = max / min - 1",
+        "over the runs; goal: score spread within 1%. Produced by `bench/precision.py` (it replaces",
+        "this section).",
+        "",
+        "| problem | GPU | runs accepted | score median (us) | score spread | widest shape spread | s per run |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for slug in sorted(results):
+        r = results[slug]
+        scores = r["scores_us"]
+        if scores:
+            shape_spreads = {name: spread(v) for name, v in r["shape_medians_us"].items()}
+            worst = max(shape_spreads, key=lambda k: shape_spreads[k])
+            cells = [
+                f"{statistics.median(scores):.3f}",
+                f"{spread(scores):.2%}" + (" (over 1%)" if spread(scores) > 0.01 else ""),
+                f"{shape_spreads[worst]:.2%} ({worst})",
+            ]
+        else:
+            cells = ["-", "-", "-"]
+        wall = f"{r['mean_wall_s']:.0f}" if r.get("mean_wall_s") else "-"
+        lines.append(
+            f"| {slug} | {r.get('gpu') or '-'} | {r['accepted']}/{r['runs']} | " + " | ".join(cells) + f" | {wall} |"
+        )
+    measured = sorted({r["measured_at"] for r in results.values()})
+    lines += [
+        "",
+        f"Measured {', '.join(measured)} on {platform.node() or 'this host'} (Python {platform.python_version()}).",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def write_section(text: str) -> None:
+    doc = DOC.read_text(encoding="utf-8") if DOC.exists() else "# Benchmarks\n"
+    lines = doc.splitlines(keepends=True)
+    start = next((i for i, line in enumerate(lines) if line.rstrip() == SECTION), None)
+    if start is None:
+        new = doc.rstrip("\n") + "\n\n" + text
+    else:
+        end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")), len(lines))
+        new = "".join(lines[:start]) + text + ("\n" if end < len(lines) else "") + "".join(lines[end:])
+    DOC.write_text(new, encoding="utf-8")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--problems", nargs="*", help="default: every problem with an expert_triton.py")
+    parser.add_argument("--runs", type=int, default=10)
+    parser.add_argument("--timeout", type=float, default=900, help="seconds per judging process")
+    parser.add_argument("--print", action="store_true", help="only print (and write) the stored table")
+    parser.add_argument("--no-write", action="store_true", help="do not touch docs/benchmarks.md")
+    args = parser.parse_args()
+
+    results: dict[str, dict[str, Any]] = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
+    if not args.print:
+        slugs = args.problems or sorted(
+            p.name for p in specmod.REFERENCE_DIR.iterdir() if (p / "expert_triton.py").is_file()
+        )
+        for slug in slugs:
+            print(f"{slug}: {args.runs} runs", flush=True)
+            results[slug] = measure(slug, args.runs, args.timeout)
+            RESULTS.parent.mkdir(parents=True, exist_ok=True)
+            RESULTS.write_text(json.dumps(results, indent=1))
+    text = table(results)
+    print(text)
+    if not args.no_write and results:
+        write_section(text)
+    over = [s for s, r in results.items() if r["scores_us"] and spread(r["scores_us"]) > 0.01]
+    return 1 if over or any(r["accepted"] < r["runs"] for r in results.values()) else 0
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("PYTHONDONTWRITEBYTECODE", "1")
+    sys.exit(main())
