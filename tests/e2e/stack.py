@@ -56,13 +56,17 @@ class Proc:
         return self.log.read_text(errors="replace")[-chars:] if self.log.exists() else ""
 
     def stop(self) -> None:
-        for sig, wait in ((signal.SIGTERM, 15), (signal.SIGKILL, 10)):
-            if self.popen.poll() is not None:
-                break
+        # SIGTERM to the main process only (Celery shuts its pool down itself; a SIGTERM to the
+        # whole group can deadlock billiard), then SIGKILL to the whole session if it hangs.
+        if self.popen.poll() is None:
             with contextlib.suppress(ProcessLookupError):
-                os.killpg(self.popen.pid, sig)  # its own session: the worker's pool children too
+                self.popen.send_signal(signal.SIGTERM)
             with contextlib.suppress(subprocess.TimeoutExpired):
-                self.popen.wait(wait)
+                self.popen.wait(20)
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.popen.pid, signal.SIGKILL)  # leftovers of its session (pool children)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.popen.wait(10)
         self._out.close()
 
 

@@ -19,6 +19,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.utils import timezone
 from gridstride.catalog.actions import sync_problems
 from gridstride.catalog.models import Problem
+from gridstride.leaderboards.actions import on_judged
 from gridstride.submissions.models import Submission
 
 from judge.protocol import CaseResult, Mismatch, Report, ShapeTiming
@@ -209,6 +210,9 @@ def make_submission(
     if created_at is not None:
         Submission.objects.filter(pk=submission.pk).update(created_at=created_at)
         submission.refresh_from_db()
+    if status == "done":
+        # What the pipeline's submission_judged signal does after record_report.
+        on_judged(submission)
     return submission
 
 

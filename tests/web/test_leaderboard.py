@@ -2,14 +2,23 @@
 
 from __future__ import annotations
 
+import io
 from datetime import timedelta
+from typing import Any
 
 import pytest
+from django.core.management import call_command
 from django.test import Client
 from django.utils import timezone
 from gridstride.catalog.models import ProblemVersion
+from gridstride.leaderboards.actions import on_judged, rebuild
+from gridstride.leaderboards.models import BestRun
 from gridstride.leaderboards.queries import Entry, assign_ranks, build_board, geomean, score_interval
-from site_fixtures import PASSWORD, make_submission, make_user, problems
+from gridstride.submissions import actions
+from gridstride.submissions.models import Submission
+from site_fixtures import PASSWORD, make_submission, make_user, problems, report
+
+from judge.protocol import Report
 
 pytestmark = pytest.mark.django_db
 
@@ -151,3 +160,66 @@ def test_an_empty_board_invites_a_first_submission(client: Client) -> None:
     html = client.get("/leaderboards/softmax/?gpu=h200").content.decode()
     assert "No accepted ranked submissions here yet" in html
     assert client.get("/leaderboards/").status_code == 200
+
+
+def test_a_run_recorded_by_the_pipeline_lands_on_the_board_through_its_signal(
+    django_capture_on_commit_callbacks: Any, monkeypatch: pytest.MonkeyPatch, settings: Any
+) -> None:
+    settings.JUDGE_GPU_MODELS = ["cpu", "h200"]
+    monkeypatch.setattr("gridstride.submissions.broker.send_job", lambda job, **kw: None)
+    p = problems()["softmax"]
+    ada = make_user("ada")
+    with django_capture_on_commit_callbacks(execute=True):
+        s = actions.create_submission(
+            owner=ada, problem=p, language="triton", source="x = 1", mode="submit", gpu_model="h200"
+        )
+    data = report("accepted", ranked=True)
+    data.update(submission_id=str(s.public_id), attempt=s.attempt)
+    with django_capture_on_commit_callbacks(execute=True):
+        assert actions.record_report(Report.from_dict(data))
+    board = build_board(p, "h200")
+    assert names(board) == ["ada"] and board.entries[0].public_id == s.public_id
+    assert board.entries[0].score_low_us is not None and board.entries[0].speedup == pytest.approx(1.2)
+
+
+def test_a_rejudge_that_fails_a_run_takes_it_off_the_board() -> None:
+    p = problems()["softmax"]
+    ada = make_user("ada")
+    older = make_submission(ada, p, score_scale=0.9)
+    best = make_submission(ada, p, score_scale=0.8)
+    assert build_board(p, "h200").entries[0].public_id == best.public_id
+    Submission.objects.filter(pk=best.pk).update(verdict="wrong_answer", ranked=False, score_us=None)
+    best.refresh_from_db()
+    on_judged(best)  # what submission_judged does after the rejudge's report
+    assert build_board(p, "h200").entries[0].public_id == older.public_id
+    Submission.objects.filter(pk=older.pk).update(verdict="rejected", ranked=False, score_us=None)
+    older.refresh_from_db()
+    on_judged(older)
+    assert build_board(p, "h200").entries == []
+
+
+def test_rebuild_recomputes_every_board_from_the_submissions() -> None:
+    p = problems()["softmax"]
+    make_submission(make_user("ada"), p, score_scale=0.8, language="cuda")
+    make_submission(make_user("bob"), p, score_scale=0.9)
+    make_submission(make_user("cpu"), p, gpu_model="cpu")
+    before = sorted(BestRun.objects.values_list("gpu_model", "language", "owner__username", "score_us"))
+    BestRun.objects.all().delete()
+    assert rebuild() == len(before) == 6  # one per user and board: the run's language and "all"
+    assert sorted(BestRun.objects.values_list("gpu_model", "language", "owner__username", "score_us")) == before
+    call_command("rebuild_leaderboards", "softmax", stdout=io.StringIO())
+    assert BestRun.objects.count() == len(before)
+
+
+def test_windowed_boards_agree_with_the_all_time_board_when_everything_is_recent() -> None:
+    p = problems()["softmax"]
+    for i in range(4):
+        make_submission(make_user(f"u{i}"), p, score_scale=0.8 + 0.05 * i)
+        make_submission(make_user(f"v{i}"), p, score_scale=0.81 + 0.05 * i, language="cuda")
+    for language in (None, "cuda", "triton"):
+        all_time = build_board(p, "h200", language)
+        recent = build_board(p, "h200", language, window="30d")
+        assert [(e.username, e.rank, e.tied) for e in all_time.entries] == [
+            (e.username, e.rank, e.tied) for e in recent.entries
+        ]
+        assert all_time.total == recent.total

@@ -11,9 +11,10 @@ from django.urls import reverse
 
 from gridstride.accounts.queries import problem_stats
 from gridstride.catalog.models import Problem
+from gridstride.leaderboards.models import ALL_LANGUAGES, BestRun
 from gridstride.lib.markdown import render_markdown
 from gridstride.pages.hardware import REFERENCE_GPU
-from gridstride.submissions.models import Language, Mode, Status, Submission, Verdict
+from gridstride.submissions.models import Language, Submission
 from judge.spec import DIFFICULTIES, TRACK_TITLES, TRACKS, evaluate
 
 LANGUAGE_NAMES = dict(Language.choices)
@@ -27,15 +28,13 @@ def gpu_choices() -> list[str]:
 
 
 def best_sol_by_problem() -> dict[int, float]:
-    """Best % of speed of light per problem among ranked runs of its current ranking (one query)."""
+    """Best % of speed of light per problem among ranked entries of its current ranking (one query)."""
     rows = (
-        Submission.objects.filter(
-            status=Status.DONE,
-            verdict=Verdict.ACCEPTED,
-            mode=Mode.SUBMIT,
+        BestRun.objects.filter(
             ranked=True,
+            language=ALL_LANGUAGES,
             problem__is_active=True,
-            problem_version__ranking_hash=F("problem__current_version__ranking_hash"),
+            ranking_hash=F("problem__current_version__ranking_hash"),
         )
         .order_by()
         .values("problem_id")
