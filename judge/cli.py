@@ -37,7 +37,9 @@ EXIT_USAGE = 2
 
 
 def _table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
-    cells = [[str(h) for h in headers]] + [[("" if c is None else str(c)) for c in row] for row in rows]
+    cells: list[list[str]] = [[str(h) for h in headers]] + [
+        [("" if c is None else str(c)) for c in row] for row in rows
+    ]
     widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
     lines = []
     for n, row in enumerate(cells):
@@ -65,7 +67,7 @@ def format_report(report: Report) -> str:
     if report.compile_log:
         out += ["", "Compiler output:", report.compile_log]
     if report.cases:
-        rows = []
+        rows: list[list[Any]] = []
         for c in report.cases:
             sizes = " ".join(f"{k}={v}" for k, v in c.sizes.items())
             rows.append(
@@ -129,7 +131,7 @@ def format_report(report: Report) -> str:
             sol = f", {report.sol_pct:.1f}% of speed of light" if report.sol_pct else ""
             out.append(f"score: {report.score_us:.3f} us (geometric mean over shapes){sol}")
     if report.kernels:
-        rows = [
+        kernel_rows: list[list[Any]] = [
             [
                 k.name[:70],
                 k.calls,
@@ -142,7 +144,7 @@ def format_report(report: Report) -> str:
             ]
             for k in report.kernels[:12]
         ]
-        out += ["", _table(["kernel", "calls", "us", "DRAM %", "SM %", "occupancy %", "regs", "smem B"], rows)]
+        out += ["", _table(["kernel", "calls", "us", "DRAM %", "SM %", "occupancy %", "regs", "smem B"], kernel_rows)]
     for label, text in (("stdout", report.stdout), ("stderr", report.stderr)):
         if text.strip():
             out += ["", f"Your program's {label}:", text.rstrip()]
@@ -161,10 +163,10 @@ def format_report(report: Report) -> str:
             parts.append(f"{label} {system[key]}")
     out += ["", "system: " + ", ".join(parts)]
     if report.ceilings:
-        c = report.ceilings
+        ceil = report.ceilings
         out.append(
-            f"ceilings: {c.get('dram_gbps', 0):.0f} GB/s, {c.get('bf16_tflops', 0):.0f} TFLOP/s bf16, "
-            f"{c.get('fp32_tflops', 0):.1f} TFLOP/s fp32"
+            f"ceilings: {ceil.get('dram_gbps', 0):.0f} GB/s, {ceil.get('bf16_tflops', 0):.0f} TFLOP/s bf16, "
+            f"{ceil.get('fp32_tflops', 0):.1f} TFLOP/s fp32"
         )
     out.append(f"elapsed: {report.elapsed_s:.1f} s")
     return "\n".join(line for line in out if line is not None)

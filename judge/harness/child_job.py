@@ -349,8 +349,8 @@ class Runner:
         if changes:
             raise Violation("global-state", "importing the submission changed global state: " + "; ".join(changes[:5]))
         self.correctness()
-        if self.job["benchmarks"] and self.channel.wait_go():
-            self.benchmarks()
+        if self.job["benchmarks"] and not (self.channel.wait_go() and self.benchmarks()):
+            return  # the parent said stop (a verdict is known)
         if self.job["profile_kernels"]:
             self.profile_kernels()
 
@@ -409,7 +409,8 @@ class Runner:
         budget = self.job["pool_memory_fraction"] * free
         return max(1, min(wanted, int(budget // max(set_bytes, 1))))
 
-    def benchmarks(self) -> None:
+    def benchmarks(self) -> bool:
+        """Every benchmark shape; False when the parent said stop."""
         shapes = self.job["benchmarks"]
         policy = TimingPolicy.from_dict(self.job["policy"])
         order_rng = random.Random(self.job["order_seed"])
@@ -437,7 +438,7 @@ class Runner:
                 {"kind": "checked", "shape": j, "set": 0, "checksums": sums[0], "returned": returned is not None}
             )
             if not self.channel.wait_go():
-                return
+                return False
 
             guard_before = self.meta_all(pool, outputs)
 
@@ -510,7 +511,8 @@ class Runner:
             )
             del pool, calls, outputs
             if not self.channel.wait_go():
-                return
+                return False
+        return True
 
     def meta_all(self, pool: list[list[torch.Tensor]], outputs: list[torch.Tensor]) -> list[list[tuple[Any, ...]]]:
         return [self.meta(inputs + outputs) for inputs in pool]

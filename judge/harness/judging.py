@@ -70,10 +70,10 @@ def judge_job(
     began = time.monotonic()
     config = config or default_config()
     if isinstance(job, dict):
+        raw: dict[str, Any] = job
         try:
-            job = JudgeJob.from_dict(job)
+            job = JudgeJob.from_dict(raw)
         except ProtocolError as exc:
-            raw = job
             job = JudgeJob(
                 submission_id=str(raw.get("submission_id", "")),
                 attempt=int(raw.get("attempt", 0) or 0),
@@ -948,7 +948,7 @@ class Judging:
         self.progress("profiling", 0, 1, "ncu")
         exe = ncu.find_ncu()
         version = ncu.ncu_works(exe) if exe else None
-        if version is None:
+        if exe is None or version is None:
             report.message += "; profile: ncu is not available on this judge host (benchmark only)"
             return
         report.system["ncu"] = version

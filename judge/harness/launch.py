@@ -414,11 +414,9 @@ def run_files(
 def write_cache_file(directory: str, name: str, data: bytes) -> str:
     """Put a trusted output into a cache directory without following a planted link."""
     os.makedirs(directory, exist_ok=True)
-    try:
+    if backend() == "sandbox":
         from sandbox import write_new_file
-    except ImportError:
-        write_new_file = None
-    if write_new_file is not None:
+
         return str(write_new_file(directory, name, data, 0o444))
     path = os.path.join(directory, name)
     tmp = os.path.join(directory, f".{name}.{os.getpid()}.tmp")

@@ -100,7 +100,7 @@ def parse(output: str) -> list[KernelDigest]:
     kernels: dict[str, KernelDigest] = {}
     for entry in per_launch.values():
         name = str(entry["name"])
-        shared = sum(float(entry.get(m, 0.0) or 0.0) for m in METRICS[5:7])  # type: ignore[arg-type]
+        shared = sum(float(entry.get(m, 0.0) or 0.0) for m in METRICS[5:7])  # type: ignore[arg-type,misc]
         digest = kernels.get(name)
         duration = entry.get("gpu__time_duration.sum")
         if digest is None:
