@@ -186,10 +186,10 @@ def guess_language(path: Path, source: str) -> str:
     return "pytorch"
 
 
-def cli_config(cpu: bool = False) -> Any:
+def cli_config(cpu: bool = False, warm_pool: bool = True) -> Any:
     from judge.harness.config import JudgeConfig, var_dir
 
-    overrides: dict[str, Any] = {"ceilings_cache": var_dir() / "ceilings.json"}
+    overrides: dict[str, Any] = {"ceilings_cache": var_dir() / "ceilings.json", "warm_pool": warm_pool}
     if cpu:
         overrides["device"] = "cpu"
     return JudgeConfig(**overrides)
@@ -225,7 +225,8 @@ def cmd_run(args: argparse.Namespace) -> int:
                 flush=True,
             )
 
-    report = judge_job(job, on_progress=progress, config=cli_config(args.cpu))
+    # One job: a warm pool would only start a process nobody uses.
+    report = judge_job(job, on_progress=progress, config=cli_config(args.cpu, warm_pool=False))
     if args.json:
         print(json.dumps(report.to_dict(), indent=2))
     else:
