@@ -119,6 +119,18 @@ class JudgeConfig:
                 self.pool = launch.make_pool(argv, limits, env, gpu) or False
             return self.pool or None
 
+    def prepare(self) -> None:
+        """Do now what the first job would otherwise wait for: measure the machine ceilings and
+        start the warm pool (a worker calls this once at start-up)."""
+        from judge.harness.judging import child_argv, child_env
+
+        try:
+            self.get_ceilings()
+            gpu = self.gpu_index if self.device == "cuda" else None
+            self.child_pool(child_argv(), child_env(self), gpu)
+        except Exception:
+            log.exception("preparing the judge failed; the first job will try again")
+
     @classmethod
     def from_env(cls, **overrides: Any) -> JudgeConfig:
         return cls(**overrides)
@@ -129,8 +141,12 @@ _default_lock = threading.Lock()
 
 
 def default_config() -> JudgeConfig:
+    """The process's config. The first call starts preparing it in the background (ceilings,
+    warm pool) unless GRIDSTRIDE_JUDGE_PREPARE=0: a worker builds it at start-up, before jobs."""
     global _default
     with _default_lock:
         if _default is None:
             _default = JudgeConfig()
+            if os.environ.get("GRIDSTRIDE_JUDGE_PREPARE", "1") == "1":
+                threading.Thread(target=_default.prepare, name="judge-prepare", daemon=True).start()
         return _default

@@ -288,12 +288,7 @@ class Judging:
         return report
 
     def child_env(self) -> dict[str, str]:
-        """What the child's environment adds to the sandbox's scrubbed one."""
-        env = {"GRIDSTRIDE_DEVICE": self.config.device, "PYTHONUNBUFFERED": "1", "PYTHONHASHSEED": "0"}
-        if self.config.device == "cpu":
-            env["TRITON_INTERPRET"] = "1"
-            env["CUDA_VISIBLE_DEVICES"] = ""
-        return env
+        return child_env(self.config)
 
     # -- CUDA compilation ---------------------------------------------------------------------
 
@@ -430,7 +425,7 @@ class Judging:
         self.deadline = time.monotonic() + STARTUP_SECONDS
         self.progress("testing", 0, len(self.cases), "starting")
         self.stage_text = "starting the judge process"
-        argv = [sys.executable, "-m", "judge.harness.child"]
+        argv = child_argv()
         memory = self.spec.limits.host_memory_mb << 20
         gpu = self.config.gpu_index if self.config.device == "cuda" else None
         self.child = launch.start_child(
@@ -976,6 +971,19 @@ class Judging:
 
 # ---------------------------------------------------------------------------------------------
 # Helpers.
+
+
+def child_argv() -> list[str]:
+    return [sys.executable, "-m", "judge.harness.child"]
+
+
+def child_env(config: JudgeConfig) -> dict[str, str]:
+    """What the child's environment adds to the sandbox's scrubbed one."""
+    env = {"GRIDSTRIDE_DEVICE": config.device, "PYTHONUNBUFFERED": "1", "PYTHONHASHSEED": "0"}
+    if config.device == "cpu":
+        env["TRITON_INTERPRET"] = "1"
+        env["CUDA_VISIBLE_DEVICES"] = ""
+    return env
 
 
 _JOB_PATH = re.compile(r"(?:/[\w.+-]+)*/(?:job|proc)-[\w]+/")
