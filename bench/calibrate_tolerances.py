@@ -286,12 +286,16 @@ PLANS: dict[str, Plan] = {
     ),
     "matmul": Plan(
         _matmul,
-        ({"m": 192, "n": 256, "k": 1024}, {"m": 64, "n": 64, "k": 8192}),
+        ({"m": 3, "n": 5, "k": 7}, {"m": 192, "n": 256, "k": 1024}, {"m": 64, "n": 64, "k": 8192}),
         ({"m": 512, "n": 512, "k": 8192},),
     ),
     "paged_attention": Plan(
         _paged_attention,
-        (dict(num_seqs=6, max_blocks_per_seq=64, **PA), dict(num_seqs=2, max_blocks_per_seq=256, **PA)),
+        (
+            dict(num_seqs=2, num_heads=2, num_kv_heads=2, head_dim=32, block_size=4, max_blocks_per_seq=3),
+            dict(num_seqs=6, max_blocks_per_seq=64, **PA),
+            dict(num_seqs=2, max_blocks_per_seq=256, **PA),
+        ),
         (dict(num_seqs=8, max_blocks_per_seq=512, **PA),),
     ),
 }
@@ -376,6 +380,20 @@ def render(rows: list[Row], header: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+BEGIN, END = "<!-- calibration:begin -->", "<!-- calibration:end -->"
+
+
+def write_between_markers(path: Path, table: str) -> None:
+    """Replace the generated part of a document (between the markers), or write a new file."""
+    text = path.read_text(encoding="utf-8") if path.is_file() else ""
+    if BEGIN in text and END in text:
+        head, rest = text.split(BEGIN, 1)
+        tail = rest.split(END, 1)[1]
+        path.write_text(f"{head}{BEGIN}\n{table}{END}{tail}", encoding="utf-8")
+    else:
+        path.write_text(f"{BEGIN}\n{table}{END}\n", encoding="utf-8")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--device", default="cpu")
@@ -397,7 +415,7 @@ def main(argv: list[str] | None = None) -> int:
     table = render(rows, header)
     print(table)
     if args.markdown:
-        args.markdown.write_text(table)
+        write_between_markers(args.markdown, table)
     bad = [r for r in rows if not r.ok]
     for r in bad:
         print(f"NOT CALIBRATED: {r.problem} {r.kind} {r.variant}: ratio {r.max_ratio:.3g}", file=sys.stderr)

@@ -1,0 +1,462 @@
+"""Check and time the expert kernels of every seed problem on a GPU; compare with the machine.
+
+For each problem it
+1. runs reference_kernels/<slug>/expert_triton.py and expert_cuda.cu (compiled with the judge's
+   nvcc command line, called through ctypes like a submission), plus PyTorch's baseline, on a
+   few correctness cases (small odd sizes and the gpu_only cases) with NaN-poisoned outputs,
+   compared with the fp64 reference under the problem's tolerance;
+2. times them on every benchmark shape: CUDA events around the call, an L2 flush (a write of
+   twice the L2 size) before each call, median of --reps calls after warm-up; the timed
+   outputs are checked against the reference too;
+3. measures its own ceilings: device copy bandwidth (a large torch copy: bytes read + written
+   over time) and the bf16 torch.matmul rate at 8192^3 and at each matmul shape;
+4. prints (and with --out writes) a table: problem, shape, kernel, correct?, median us,
+   GB/s or TFLOP/s, % of speed of light, target, met?
+
+Targets: vector_add, reduction, softmax >= 85% of copy bandwidth on the largest shape;
+matmul >= 70% of torch.matmul (bf16) per shape; paged_attention >= 60% of copy bandwidth per
+shape (bytes = q + out + the K/V rows of every live token, from the actual seq_lens).
+
+    python3 bench/expert_kernels.py --out docs/expert_kernels_h200.md      # ~3-4 minutes on an H200
+
+Self-contained: needs torch, triton, nvcc; imports only judge.spec from this repository.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ctypes
+import importlib.util
+import math
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import torch
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from judge import spec  # noqa: E402
+
+NVCC_FLAGS = ["-O3", "-arch=sm_90", "-shared", "-Xcompiler", "-fPIC"]
+TARGETS = {"vector_add": 0.85, "reduction": 0.85, "softmax": 0.85, "matmul": 0.70, "paged_attention": 0.60}
+MEMORY_BOUND = ("vector_add", "reduction", "softmax", "paged_attention")
+
+
+# ---------------------------------------------------------------------------------------------
+# Comparison (the judge's rule, judge/spec.py Tolerance).
+
+
+def tolerance_ratio(got: torch.Tensor, ref: torch.Tensor, tol: spec.Tolerance) -> float:
+    got64, ref64 = got.double(), ref.double().to(got.device)
+    if got64.shape != ref64.shape or not bool(torch.isfinite(got64).all()):
+        return math.inf
+    diff = (got64 - ref64).abs()
+    rms = float(ref64.square().mean().sqrt())
+    bound = tol.atol + tol.atol_rms * rms + tol.rtol * ref64.abs()
+    ratio = float(torch.where(diff == 0, torch.zeros_like(diff), diff / bound.clamp_min(1e-300)).max())
+    if tol.rel_l2 is not None:
+        ref_norm = float(ref64.norm())
+        rel = float((got64 - ref64).norm()) / ref_norm if ref_norm else (0.0 if float(diff.max()) == 0 else math.inf)
+        ratio = max(ratio, rel / tol.rel_l2)
+    return ratio
+
+
+# ---------------------------------------------------------------------------------------------
+# Timing.
+
+
+class Timer:
+    def __init__(self, reps: int, max_seconds: float) -> None:
+        self.reps = reps
+        self.max_seconds = max_seconds
+        l2 = getattr(torch.cuda.get_device_properties(0), "L2_cache_size", 64 << 20) or (64 << 20)
+        self.flush_buffer = torch.empty(2 * l2 // 4 + 1024, dtype=torch.float32, device="cuda")
+
+    def median_us(self, fn: Callable[[], Any]) -> tuple[float, int]:
+        """Median over reps of fn() alone, with an L2 flush queued before each call."""
+        fn()
+        torch.cuda.synchronize()
+        started = time.perf_counter()
+        fn()
+        torch.cuda.synchronize()
+        one = time.perf_counter() - started
+        reps = max(20, min(self.reps, int(self.max_seconds / max(one, 1e-6))))
+        for _ in range(2):
+            fn()
+        pairs = []
+        for _ in range(reps):
+            self.flush_buffer.zero_()
+            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            start.record()
+            fn()
+            end.record()
+            pairs.append((start, end))
+        torch.cuda.synchronize()
+        return statistics.median(s.elapsed_time(e) * 1000.0 for s, e in pairs), reps
+
+
+# ---------------------------------------------------------------------------------------------
+# Loading experts like submissions.
+
+
+def load_module(path: Path, name: str) -> ModuleType:
+    module_spec = importlib.util.spec_from_file_location(name, path)
+    assert module_spec is not None and module_spec.loader is not None
+    module = importlib.util.module_from_spec(module_spec)
+    module_spec.loader.exec_module(module)
+    return module
+
+
+def compile_cuda(path: Path, out_dir: Path) -> tuple[Path | None, str]:
+    nvcc = shutil.which("nvcc")
+    if nvcc is None:
+        return None, "nvcc not found"
+    target = out_dir / f"{path.parent.name}_{path.stem}.so"
+    result = subprocess.run([nvcc, *NVCC_FLAGS, "-o", str(target), str(path)], capture_output=True, text=True)
+    if result.returncode != 0:
+        return None, result.stderr[-3000:]
+    return target, ""
+
+
+def cuda_solve(library: Path, problem: spec.ProblemSpec) -> Callable[..., None]:
+    lib = ctypes.CDLL(str(library))
+    fn = lib.solve
+    n_tensors = len(problem.inputs) + len(problem.outputs)
+    fn.argtypes = [ctypes.c_void_p] * n_tensors + [ctypes.c_int] * len(problem.sizes)
+    fn.restype = None
+
+    def solve(*args: Any) -> None:
+        tensors, sizes = args[:n_tensors], args[n_tensors:]
+        fn(*[ctypes.c_void_p(t.data_ptr()) for t in tensors], *[ctypes.c_int(s) for s in sizes])
+
+    return solve
+
+
+@dataclass
+class Kernel:
+    name: str
+    solve: Callable[..., None] | None = None  # solve(inputs..., outputs..., sizes...)
+    baseline: Callable[..., dict[str, torch.Tensor]] | None = None  # baseline(**inputs, **sizes)
+    error: str = ""
+
+
+@dataclass
+class Row:
+    problem: str
+    shape: str
+    kernel: str
+    correct: str
+    median_us: float | None = None
+    rate: str = ""
+    sol: float | None = None
+    target: float | None = None
+    reps: int = 0
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def met(self) -> str:
+        if self.target is None or self.sol is None:
+            return "-"
+        return "yes" if self.sol >= self.target and self.correct == "ok" else "NO"
+
+
+def run_kernel(kernel: Kernel, problem: spec.ProblemSpec, inputs: dict[str, torch.Tensor], sizes: dict[str, int]):
+    """One call; returns the outputs (NaN-poisoned before a solve())."""
+    if kernel.baseline is not None:
+        return kernel.baseline(**inputs, **sizes)
+    outputs = {
+        t.name: torch.full(t.concrete_shape(sizes), math.nan, dtype=getattr(torch, t.dtype), device="cuda")
+        for t in problem.outputs
+    }
+    assert kernel.solve is not None
+    kernel.solve(*[inputs[t.name] for t in problem.inputs], *outputs.values(), *[sizes[s] for s in problem.sizes])
+    return outputs
+
+
+def check(kernel: Kernel, problem: spec.ProblemSpec, ref: ModuleType, sizes: dict[str, int], seed: int) -> float:
+    inputs = ref.generate_inputs(seed=seed, device="cuda", **sizes)
+    outputs = run_kernel(kernel, problem, inputs, sizes)
+    torch.cuda.synchronize()
+    expected = ref.reference(**inputs, **sizes)
+    return max(tolerance_ratio(outputs[t.name], expected[t.name], problem.tolerance) for t in problem.outputs)
+
+
+# ---------------------------------------------------------------------------------------------
+# Ceilings.
+
+
+@dataclass
+class Ceilings:
+    copy_gbps: float
+    matmul_tflops_8192: float
+    gpu: str
+
+
+def _copy_gbps(timer: Timer) -> float:
+    n = 1 << 29  # 2 GiB of fp32 each way
+    src = torch.empty(n, dtype=torch.float32, device="cuda").uniform_()
+    dst = torch.empty_like(src)
+    us, _ = timer.median_us(lambda: dst.copy_(src))
+    return 2 * n * 4 / (us * 1e-6) / 1e9
+
+
+def _matmul_tflops(timer: Timer, size: int = 8192) -> float:
+    a = torch.randn(size, size, device="cuda").to(torch.bfloat16)
+    b = torch.randn(size, size, device="cuda").to(torch.bfloat16)
+    us, _ = timer.median_us(lambda: torch.matmul(a, b))
+    return 2 * size**3 / (us * 1e-6) / 1e12
+
+
+def measure_ceilings(timer: Timer) -> Ceilings:
+    copy_gbps = _copy_gbps(timer)
+    torch.cuda.empty_cache()
+    tflops = _matmul_tflops(timer)
+    torch.cuda.empty_cache()
+    return Ceilings(copy_gbps, tflops, torch.cuda.get_device_name(0))
+
+
+# ---------------------------------------------------------------------------------------------
+# Per problem.
+
+
+def kernels_for(problem: spec.ProblemSpec, ref: ModuleType, build_dir: Path) -> list[Kernel]:
+    kernels: list[Kernel] = []
+    triton_path = problem.reference_dir / "expert_triton.py"
+    if triton_path.is_file():
+        try:
+            module = load_module(triton_path, f"expert_triton_{problem.slug}")
+            kernels.append(Kernel("expert_triton", solve=module.solve))
+            if problem.slug == "softmax":
+                # Same file, rows longer than 16384 take the online two-pass path: tells whether
+                # keeping a 32768-column row in registers (one program per SM) pays off.
+                variant = load_module(triton_path, "expert_triton_softmax_online")
+                variant.MAX_ROW_IN_REGISTERS = 16384
+                kernels.append(Kernel("expert_triton[online>16K]", solve=variant.solve))
+        except Exception as exc:
+            kernels.append(Kernel("expert_triton", error=f"import failed: {exc}"))
+    cuda_path = problem.reference_dir / "expert_cuda.cu"
+    if cuda_path.is_file():
+        library, log = compile_cuda(cuda_path, build_dir)
+        if library is None:
+            kernels.append(Kernel("expert_cuda", error=f"nvcc failed: {log}"))
+        else:
+            kernels.append(Kernel("expert_cuda", solve=cuda_solve(library, problem)))
+    if hasattr(ref, "baseline"):
+        kernels.append(Kernel("torch baseline", baseline=ref.baseline))
+    return kernels
+
+
+def shape_label(sizes: dict[str, int]) -> str:
+    return ",".join(f"{k}={v}" for k, v in sizes.items())
+
+
+def actual_bytes(problem: spec.ProblemSpec, inputs: dict[str, torch.Tensor], sizes: dict[str, int]) -> float:
+    if problem.slug != "paged_attention":
+        return problem.cost.bytes_for(sizes)
+    tokens = int(inputs["seq_lens"].sum())
+    per_token = sizes["num_kv_heads"] * sizes["head_dim"] * 2 * 2  # K and V rows, bf16
+    q_and_out = 2 * sizes["num_seqs"] * sizes["num_heads"] * sizes["head_dim"] * 2
+    pages = sum(-(-int(n) // sizes["block_size"]) for n in inputs["seq_lens"].tolist())
+    return tokens * per_token + q_and_out + 4 * sizes["num_seqs"] + 4 * pages
+
+
+def bench_problem(
+    problem: spec.ProblemSpec, timer: Timer, ceilings: Ceilings, build_dir: Path, log: Callable[[str], None]
+) -> list[Row]:
+    ref = load_module(problem.reference_dir / "reference.py", f"reference_{problem.slug}")
+    kernels = kernels_for(problem, ref, build_dir)
+    rows: list[Row] = []
+    small = [c for c in problem.tests if not c.gpu_only]
+    cases = [small[0], max(small, key=lambda c: sum(c.sizes.values())), small[len(small) // 2]]
+    cases += [c for c in problem.tests if c.gpu_only]
+    target = TARGETS[problem.slug]
+    largest = max(problem.benchmarks, key=lambda c: problem.cost.bytes_for(c.sizes)).name
+
+    for kernel in kernels:
+        if kernel.error:
+            rows.append(Row(problem.slug, "-", kernel.name, "ERROR", notes=[kernel.error[:500]]))
+            continue
+        worst, failed = 0.0, []
+        for i, case in enumerate(cases):
+            try:
+                ratio = check(kernel, problem, ref, case.sizes, seed=1000 + i)
+            except Exception as exc:
+                ratio = math.inf
+                failed.append(f"{case.name}: {type(exc).__name__}: {str(exc)[:200]}")
+            worst = max(worst, ratio)
+            if ratio > 1 and not failed:
+                failed.append(f"{case.name}: {ratio:.3g}x the tolerance")
+        log(f"  {problem.slug} {kernel.name}: correctness cases {'ok' if not failed else failed[0]}")
+        rows.append(
+            Row(problem.slug, f"{len(cases)} test cases", kernel.name, "ok" if not failed else "FAIL", notes=failed[:3])
+        )
+
+    for case in problem.benchmarks:
+        inputs = ref.generate_inputs(seed=7, device="cuda", **case.sizes)
+        expected = ref.reference(**inputs, **case.sizes)
+        nbytes = actual_bytes(problem, inputs, case.sizes)
+        flops = problem.cost.flops_for(case.sizes)
+        torch_tflops = None
+        if problem.slug == "matmul":
+            us, _ = timer.median_us(lambda: torch.matmul(inputs["a"], inputs["b"]))  # noqa: B023
+            torch_tflops = flops / (us * 1e-6) / 1e12
+        for kernel in kernels:
+            if kernel.error:
+                continue
+            row = Row(problem.slug, case.name, kernel.name, "?")
+            try:
+                outputs = run_kernel(kernel, problem, inputs, case.sizes)
+                torch.cuda.synchronize()
+                ratio = max(
+                    tolerance_ratio(outputs[t.name], expected[t.name], problem.tolerance) for t in problem.outputs
+                )
+                row.correct = "ok" if ratio <= 1 else f"FAIL ({ratio:.3g}x tol)"
+                del outputs
+                if kernel.baseline is not None:
+                    us, reps = timer.median_us(lambda: kernel.baseline(**inputs, **case.sizes))  # noqa: B023
+                else:
+                    outs = run_kernel(kernel, problem, inputs, case.sizes)
+                    args = [inputs[t.name] for t in problem.inputs] + list(outs.values())
+                    args += [case.sizes[s] for s in problem.sizes]
+                    us, reps = timer.median_us(lambda: kernel.solve(*args))  # noqa: B023
+            except Exception as exc:
+                row.correct = "ERROR"
+                row.notes.append(f"{type(exc).__name__}: {str(exc)[:300]}")
+                rows.append(row)
+                log(f"  {problem.slug} {case.name} {kernel.name}: {row.notes[-1]}")
+                continue
+            row.median_us, row.reps = us, reps
+            if problem.slug in MEMORY_BOUND:
+                gbps = nbytes / (us * 1e-6) / 1e9
+                row.rate = f"{gbps:,.0f} GB/s"
+                row.sol = gbps / ceilings.copy_gbps
+            else:
+                tflops = flops / (us * 1e-6) / 1e12
+                row.rate = f"{tflops:,.1f} TFLOP/s"
+                row.sol = tflops / torch_tflops if torch_tflops else None
+                row.notes.append(
+                    f"torch.matmul {torch_tflops:,.1f} TFLOP/s; {tflops / ceilings.matmul_tflops_8192:.0%} of the 8192^3 rate"
+                )
+            is_target_shape = problem.slug in ("matmul", "paged_attention") or case.name == largest
+            if kernel.baseline is None and is_target_shape:
+                row.target = target
+            rows.append(row)
+            log(
+                f"  {problem.slug} {case.name} {kernel.name}: {us:,.1f} us {row.rate} ({row.sol or 0:.0%}) {row.correct}"
+            )
+        inputs = expected = {}  # release the shape's tensors before the next one
+        torch.cuda.empty_cache()
+    return rows
+
+
+def render(rows: list[Row], ceilings: Ceilings, header: list[str]) -> str:
+    out = [
+        *header,
+        "",
+        f"Ceilings measured here: copy {ceilings.copy_gbps:,.0f} GB/s (read + write of 2 GiB); "
+        f"bf16 torch.matmul 8192^3 {ceilings.matmul_tflops_8192:,.0f} TFLOP/s.",
+        "% SOL: memory-bound problems against the copy bandwidth; matmul against torch.matmul at the same shape.",
+        "",
+        "| problem | shape | kernel | correct | median us | rate | % SOL | target | met | notes |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for r in rows:
+        us = f"{r.median_us:,.1f}" if r.median_us is not None else "-"
+        sol = f"{r.sol:.0%}" if r.sol is not None else "-"
+        target = f">= {r.target:.0%}" if r.target is not None else "-"
+        notes = "; ".join(n.replace("|", "/").replace("\n", " ") for n in r.notes)
+        out.append(
+            f"| {r.problem} | {r.shape} | {r.kernel} | {r.correct} | {us} | {r.rate or '-'} | {sol} | {target} | {r.met} | {notes} |"
+        )
+    return "\n".join(out) + "\n"
+
+
+def dry_run(slugs: list[str]) -> int:
+    """Everything that needs no GPU: import the experts, compile and load the CUDA ones."""
+    specs, errors = spec.load_all()
+    failures = len(errors)
+    with tempfile.TemporaryDirectory(prefix="expert-kernels-") as build:
+        for problem in specs:
+            if slugs and problem.slug not in slugs:
+                continue
+            ref = load_module(problem.reference_dir / "reference.py", f"reference_{problem.slug}")
+            kernels = kernels_for(problem, ref, Path(build))
+            for k in kernels:
+                state = f"ERROR {k.error[:300]}" if k.error else "ready"
+                failures += bool(k.error)
+                print(f"{problem.slug:16s} {k.name:28s} {state}")
+            shapes = "; ".join(shape_label(c.sizes) for c in problem.benchmarks)
+            print(f"{problem.slug:16s} benchmarks: {shapes}")
+    return 1 if failures else 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("problems", nargs="*", help="slugs (default: all)")
+    parser.add_argument("--out", type=Path, help="write the markdown table here (e.g. docs/expert_kernels_h200.md)")
+    parser.add_argument("--reps", type=int, default=30, help="timed calls per kernel and shape (median; >= 20)")
+    parser.add_argument("--max-seconds", type=float, default=1.5, help="cap on timed seconds per kernel and shape")
+    parser.add_argument("--dry-run", action="store_true", help="no GPU: load, compile and list what would run")
+    args = parser.parse_args(argv)
+    if args.dry_run:
+        return dry_run(args.problems)
+    if not torch.cuda.is_available():
+        print("needs a CUDA GPU", file=sys.stderr)
+        return 2
+    began = time.perf_counter()
+    torch.backends.cuda.matmul.allow_tf32 = False
+
+    def log(message: str) -> None:
+        print(f"[{time.perf_counter() - began:6.1f} s] {message}", flush=True)
+
+    timer = Timer(max(args.reps, 20), args.max_seconds)
+    ceilings = measure_ceilings(timer)
+    log(f"ceilings: copy {ceilings.copy_gbps:,.0f} GB/s, bf16 matmul 8192^3 {ceilings.matmul_tflops_8192:,.0f} TFLOP/s")
+    specs, errors = spec.load_all()
+    for error in errors:
+        log(f"problem error: {error}")
+    rows: list[Row] = []
+    with tempfile.TemporaryDirectory(prefix="expert-kernels-") as build:
+        for problem in specs:
+            if args.problems and problem.slug not in args.problems:
+                continue
+            log(f"{problem.slug}:")
+            try:
+                rows += bench_problem(problem, timer, ceilings, Path(build), log)
+            except Exception:
+                log(traceback.format_exc())
+                rows.append(Row(problem.slug, "-", "-", "ERROR", notes=["see the log"]))
+            torch.cuda.empty_cache()
+    import triton
+
+    header = [
+        "# Expert kernels on the GPU",
+        "",
+        f"Produced by `python3 bench/expert_kernels.py` on {ceilings.gpu} ({platform.node()}), "
+        f"torch {torch.__version__}, triton {triton.__version__}, {time.strftime('%Y-%m-%d %H:%M')}; "
+        f"median of up to {timer.reps} calls with an L2 flush before each; took {time.perf_counter() - began:.0f} s.",
+    ]
+    table = render(rows, ceilings, header)
+    print(table)
+    if args.out:
+        args.out.write_text(table, encoding="utf-8")
+        log(f"wrote {args.out}")
+    bad = [r for r in rows if r.correct not in ("ok", "?") or r.met == "NO"]
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
