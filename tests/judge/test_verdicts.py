@@ -320,3 +320,28 @@ def _floats(value: object) -> list[object]:
     if isinstance(value, list):
         return [x for v in value for x in _floats(v)]
     return [value]
+
+
+def test_the_secret_never_reaches_the_child() -> None:
+    config = JudgeConfig(device="cpu", secret=b"the-worker-" + b"secret-0123456789abcdef")
+    # The needle is assembled at run time so the submission's own source does not contain it.
+    source = """
+    import gc, os, sys
+
+    PARTS = ("the-worker-", "secret-0123456789abcdef")
+
+    def solve(a, b, c, n):
+        c.copy_(a + b)
+        needle = PARTS[0] + PARTS[1]
+        seen = [repr(v) for v in os.environ.values()] + sys.argv
+        for obj in gc.get_objects():
+            if isinstance(obj, (dict, list, tuple)) and obj is not seen:
+                seen.append(repr(obj)[:100000])
+        blob = "\\n".join(seen)
+        if needle in blob or needle.encode().hex() in blob:
+            print("FOUND THE SECRET")
+        print("searched", len(seen))
+    """
+    report = judge(source, config=config)
+    assert report.verdict == "accepted", report.message
+    assert "searched" in report.stdout and "FOUND" not in report.stdout
