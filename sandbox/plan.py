@@ -78,6 +78,18 @@ def extra_python_paths() -> list[str]:
     return extra
 
 
+def nested_mounts(binds: Iterable[str], mountinfo: str = "/proc/self/mountinfo") -> list[str]:
+    """Mount points strictly inside one of the bound trees, parents before children."""
+    roots = list(binds)
+    try:
+        with open(mountinfo) as f:
+            points = [line.split()[4].replace("\\040", " ") for line in f if len(line.split()) > 4]
+    except OSError:
+        return []
+    inside = {p for p in points if os.path.isdir(p) and any(p != r and _covered(p, [r]) for r in roots)}
+    return sorted(inside, key=lambda p: (p.count("/"), p))
+
+
 def _covered(path: str, binds: Iterable[str]) -> bool:
     return any(path == b or path.startswith(b.rstrip("/") + "/") for b in binds)
 
@@ -110,6 +122,9 @@ def mount_plan(*, gpu: int | None, readable: Iterable[str], limits: Limits) -> d
         real = os.path.realpath(path)
         if os.path.exists(real) and not _covered(real, binds):
             binds.append(real)
+    # A bind is not recursive: mounts nested inside a bound tree (the GPU host's driver libraries
+    # live on their own read-only mount at /usr/local/nvidia) are bound one by one after it.
+    binds += [m for m in nested_mounts(binds) if m not in binds and not _covered(m, secret_paths())]
     binds.sort(key=lambda p: (p.count("/"), p))
     gpu_devices: list[str] = []
     if gpu is not None:
