@@ -6,6 +6,7 @@ solution is loaded and run), CUDA sources compiled with nvcc but never run.
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import importlib.util
 import io
@@ -376,3 +377,26 @@ def test_cuda_solve_takes_one_parameter_per_signature_entry(slug: str, path: Pat
 def test_this_file_runs_with_the_judge_environment() -> None:
     # The judge venv pins Python 3.11 and numpy < 2.5 for the Triton interpreter.
     assert sys.version_info >= (3, 11)
+
+
+def python_sources_with_solve() -> Iterator[Any]:
+    for slug in SEED_PROBLEMS:
+        problem = SPECS[slug]
+        for language in ("triton", "pytorch", "cupy"):
+            yield pytest.param(
+                slug, problem.directory / "starters" / f"{language}.py", id=f"{slug}/starters/{language}.py"
+            )
+        for sol in problem.solutions:
+            if sol.language != "cuda" and sol.expect != "compile_error":
+                yield pytest.param(slug, problem.directory / "solutions" / sol.file, id=f"{slug}/{sol.file}")
+        yield pytest.param(slug, problem.reference_dir / "expert_triton.py", id=f"{slug}/expert_triton.py")
+
+
+@pytest.mark.parametrize(("slug", "path"), list(python_sources_with_solve()))
+def test_python_solve_takes_one_parameter_per_signature_entry(slug: str, path: Path) -> None:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    solves = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "solve"]
+    assert len(solves) == 1, "exactly one top-level def solve(...)"
+    args = solves[0].args
+    assert not args.vararg and not args.kwarg
+    assert [a.arg for a in args.args] == SPECS[slug].signature()
