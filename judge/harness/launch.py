@@ -149,7 +149,12 @@ def _sandbox_start(argv: list[str], limits: RunLimits, env: dict[str, str], gpu:
 
     if pool is not None:
         warm = pool.take()
-        return _SandboxChild(warm.job, warm.channel_out, io.BufferedReader(warm.channel_in, 1 << 16))  # type: ignore[arg-type]
+        # Buffered wrappers: a raw FileIO write may be partial, a buffered one loops until done.
+        return _SandboxChild(
+            warm.job,
+            io.BufferedWriter(warm.channel_out, 1 << 16),  # type: ignore[arg-type]
+            io.BufferedReader(warm.channel_in, 1 << 16),  # type: ignore[arg-type]
+        )
     job_r, job_w = os.pipe()
     res_r, res_w = os.pipe()
     try:
