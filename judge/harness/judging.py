@@ -762,10 +762,12 @@ class Judging:
                 "must run in your own kernels",
             )
             raise Finished
-        if not names:
+        launched = [n for n, _ in names if not n.lower().startswith(("memcpy", "memset"))]
+        if not launched:
             self.finish(
                 "rejected",
-                f"rule broken (no-kernel): solve() launched no GPU kernel on {label}; the computation must run in your own kernels",
+                f"rule broken (no-kernel): solve() launched no GPU kernel on {label} (only copies, if anything); "
+                "the computation must run in your own kernels",
             )
             raise Finished
 
