@@ -762,11 +762,10 @@ class Judging:
                 "must run in your own kernels",
             )
             raise Finished
-        launched = [n for n, _ in names if not n.lower().startswith(("memcpy", "memset"))]
-        if not launched:
+        if not source_checks.own_kernels([n for n, _ in names]):
             self.finish(
                 "rejected",
-                f"rule broken (no-kernel): solve() launched no GPU kernel on {label} (only copies, if anything); "
+                f"rule broken (no-kernel): solve() launched no GPU kernel of its own on {label} (only copies or fills); "
                 "the computation must run in your own kernels",
             )
             raise Finished

@@ -144,19 +144,28 @@ LIBRARY_KERNEL_PREFIXES: tuple[str, ...] = (
 )
 
 # Library kernels that only move or fill memory: allowed (zeroing an accumulator before atomics,
-# a dtype cast or copy of an operand is not the problem's computation).
-ALLOWED_LIBRARY_KERNELS: tuple[str, ...] = ("fillfunctor", "direct_copy_kernel", "copy_kernel", "memset", "memcpy")
+# a dtype cast or copy of an operand is not the problem's computation), but not counted as the
+# submission's own kernels either.
+ALLOWED_LIBRARY_KERNELS: tuple[str, ...] = ("fillfunctor", "direct_copy_kernel")
+TRANSFER_PREFIXES: tuple[str, ...] = ("memcpy", "memset")
+
+
+def _allowed(low: str) -> bool:
+    return low.startswith(TRANSFER_PREFIXES) or any(a in low for a in ALLOWED_LIBRARY_KERNELS)
+
+
+def _library(low: str, patterns: tuple[str, ...]) -> bool:
+    bare = low.removeprefix("void ").lstrip()
+    return any(p in low for p in patterns) or bare.startswith(LIBRARY_KERNEL_PREFIXES)
 
 
 def library_kernels(names: list[str], extra_patterns: tuple[str, ...] = ()) -> list[str]:
     """The kernel names that identify library compute (sorted, unique)."""
-    found = set()
     patterns = tuple(p.lower() for p in LIBRARY_KERNEL_PATTERNS + tuple(extra_patterns))
-    for name in names:
-        low = name.lower()
-        if any(a in low for a in ALLOWED_LIBRARY_KERNELS):
-            continue
-        bare = low.removeprefix("void ").lstrip()
-        if any(p in low for p in patterns) or bare.startswith(LIBRARY_KERNEL_PREFIXES):
-            found.add(name)
-    return sorted(found)
+    return sorted({n for n in names if not _allowed(n.lower()) and _library(n.lower(), patterns)})
+
+
+def own_kernels(names: list[str]) -> list[str]:
+    """The kernels that are neither library kernels nor copies/fills: the submission's own."""
+    patterns = tuple(p.lower() for p in LIBRARY_KERNEL_PATTERNS)
+    return sorted({n for n in names if not _allowed(n.lower()) and not _library(n.lower(), patterns)})

@@ -154,6 +154,19 @@ def solve(a, b, c, n):
     assert report.verdict == "rejected" and "library-compute" in report.message, report.message
 
 
+def test_computing_on_the_cpu_and_copying_back_launches_no_kernel_of_ones_own() -> None:
+    source = (
+        TRITON_ADD
+        + """
+
+def solve(a, b, c, n):
+    c.copy_((a.cpu() + b.cpu()).to(c.device))
+"""
+    )
+    report = judge(source, "triton", mode="test")
+    assert report.verdict == "rejected" and "no-kernel" in report.message, report.message
+
+
 def test_replacing_the_event_timer_on_the_gpu_is_rejected() -> None:
     source = """
     import torch

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from judge.harness.source_checks import cuda_solve_parameters, find_forbidden, library_kernels
+from judge.harness.source_checks import cuda_solve_parameters, find_forbidden, library_kernels, own_kernels
 
 
 def test_a_forbidden_call_is_found_with_its_line() -> None:
@@ -58,3 +58,14 @@ def test_library_kernels_are_recognised_and_contestants_kernels_are_not() -> Non
     assert "my_sm90_kernel" not in found and "Memset (Device)" not in found
     assert not any("FillFunctor" in n for n in found)  # zeroing an accumulator is allowed
     assert len(found) == 8
+
+
+def test_copies_and_fills_are_neither_library_compute_nor_the_submissions_own_kernels() -> None:
+    names = [
+        "Memcpy HtoD (Pageable -> Device)",
+        "Memcpy DtoD (Device -> Device)",
+        "void at::native::elementwise_kernel<128, 4, at::native::gpu_kernel_impl_nocast<at::native::direct_copy_kernel_cuda(at::TensorIteratorBase&)>>",
+        "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>>",
+    ]
+    assert library_kernels(names) == [] and own_kernels(names) == []
+    assert own_kernels([*names, "copy_kernel", "nvjet_tst_x"]) == ["copy_kernel"]
