@@ -146,7 +146,7 @@ LIBRARY_KERNEL_PREFIXES: tuple[str, ...] = (
 # Library kernels that only move or fill memory: allowed (zeroing an accumulator before atomics,
 # a dtype cast or copy of an operand is not the problem's computation), but not counted as the
 # submission's own kernels either.
-ALLOWED_LIBRARY_KERNELS: tuple[str, ...] = ("fillfunctor", "direct_copy_kernel")
+ALLOWED_LIBRARY_KERNELS: tuple[str, ...] = ("fillfunctor", "direct_copy_kernel", "cupy_copy")
 TRANSFER_PREFIXES: tuple[str, ...] = ("memcpy", "memset")
 
 
