@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 
+sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parent.parent))
 import sandbox
 from sandbox.limits import Limits
 
