@@ -400,3 +400,45 @@ def test_python_solve_takes_one_parameter_per_signature_entry(slug: str, path: P
     args = solves[0].args
     assert not args.vararg and not args.kwarg
     assert [a.arg for a in args.args] == SPECS[slug].signature()
+
+
+def raw_kernels() -> Iterator[Any]:
+    """(problem, file, index, kernel source, kernel name) of every CuPy RawKernel in the content."""
+    for slug in SEED_PROBLEMS:
+        problem = SPECS[slug]
+        paths = [problem.directory / "starters" / "cupy.py"]
+        paths += [problem.directory / "solutions" / s.file for s in problem.solutions if s.language == "cupy"]
+        for path in paths:
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            calls = [
+                n for n in ast.walk(tree) if isinstance(n, ast.Call) and getattr(n.func, "attr", "") == "RawKernel"
+            ]
+            for i, call in enumerate(calls):
+                source, name = (ast.literal_eval(a) for a in call.args[:2])
+                yield pytest.param(path, source, name, id=f"{slug}/{path.parent.name}/{path.name}#{i}")
+
+
+@pytest.mark.parametrize(("path", "source", "name"), list(raw_kernels()))
+def test_cupy_raw_kernel_compiles_for_sm90_and_is_not_named_like_a_library_kernel(
+    path: Path, source: str, name: str, tmp_path: Path
+) -> None:
+    # The profiler check treats kernels named cupy_* as CuPy's own library kernels.
+    assert not name.lower().startswith("cupy_")
+    assert re.search(rf'extern\s+"C"\s+__global__\s+void\s+{re.escape(name)}\s*\(', source)
+    nvcc = shutil.which("nvcc")
+    if nvcc is None:
+        pytest.skip("nvcc is not installed")
+    version = subprocess.run([nvcc, "--version"], capture_output=True, text=True).stdout
+    key = hashlib.sha256(json.dumps([version, "rawkernel", source]).encode()).hexdigest()
+    cached = NVCC_CACHE / f"{key}.json"
+    if cached.is_file():
+        code, log = json.loads(cached.read_text())
+    else:
+        kernel = tmp_path / "kernel.cu"
+        kernel.write_text(source, encoding="utf-8")
+        cmd = [nvcc, "-arch=sm_90", "-c", "-o", str(tmp_path / "kernel.o"), str(kernel)]
+        result = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+        code, log = result.returncode, result.stderr[-4000:]
+        NVCC_CACHE.mkdir(parents=True, exist_ok=True)
+        cached.write_text(json.dumps([code, log]))
+    assert code == 0, log
