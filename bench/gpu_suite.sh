@@ -19,9 +19,14 @@ for s in "${steps[@]}"; do
     validate) step validate 120 python3 -m judge validate ;;
     ceilings) step ceilings 180 python3 -m judge ceilings ;;
     judge_tests) step judge_tests "${JUDGE_TESTS_LIMIT:-420}" python3 -m pytest -c pytest-judge.ini tests/gpu -m gpu -q --timeout 240 ;;
+    paths) step paths "${PATHS_LIMIT:-330}" python3 -m pytest -c pytest-judge.ini tests/gpu/test_gpu_paths.py -m gpu -q --timeout 200 --durations=8 ;;
+    sandbox_gpu) step sandbox_gpu 150 python3 -m pytest -c pytest-judge.ini tests/sandbox -m gpu -q --timeout 100 ;;
+    corpus) step corpus "${CORPUS_LIMIT:-280}" python3 -m judge selftest --quick --time-cap 20 ;;
     sandbox_tests) step sandbox_tests 300 python3 -m pytest -c pytest-judge.ini tests/sandbox -q --timeout 120 ;;
     experts) step experts 300 python3 bench/expert_kernels.py ;;
     selftest) step selftest 540 python3 -m judge selftest ;;
+    precision_a) step precision_a 300 python3 bench/precision.py --problems vector_add softmax reduction ;;
+    precision_b) step precision_b 300 python3 bench/precision.py --problems matmul paged_attention ;;
     precision) step precision 580 python3 bench/precision.py ;;
     overhead) step overhead 300 python3 bench/sandbox_overhead.py --gpu 0 --jobs 20 --heavy-jobs 8 ;;
     pipeline) step pipeline 300 python3 bench/pipeline_gpu.py ;;
