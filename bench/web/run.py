@@ -2,7 +2,8 @@
 
     .venv/web/bin/python bench/web/run.py [--duration 60] [--workers 3] [--threads 4] [--write]
 
-1. Creates the database `gridstride_bench` on the local PostgreSQL (DATABASE_URL overrides it),
+1. Creates the database `gridstride_web_bench` on the local PostgreSQL (WEB_BENCH_DATABASE_URL
+   or --database-url overrides it; bench/pipeline.py uses another one),
    migrates, syncs problems and seeds it with bench/web/seed.py once (100,000 submissions).
 2. Starts gunicorn (gthread workers, DEBUG off) on a free loopback port.
 3. Drives it with 50 simulated candidates for --duration seconds, each logged in with its own
@@ -101,8 +102,10 @@ import bench.web.seed as seed
 from gridstride.leaderboards.actions import rebuild
 from gridstride.leaderboards.models import BestRun
 
-if Submission.objects.count() < seed.SUBMISSIONS:
-    print("seeded", seed.seed(), flush=True)
+seeded = Submission.objects.filter(source__startswith="# bench\nx").count()
+if seeded < seed.SUBMISSIONS:
+    users = 0 if get_user_model().objects.filter(username__startswith="bench").exists() else seed.USERS
+    print("seeded", seed.seed(users=users, submissions=seed.SUBMISSIONS - seeded), flush=True)
 # The problems change while the project is developed: point the seeded history at each problem's
 # current version, so that it counts on today's boards, and recompute the boards.
 moved = 0
@@ -111,6 +114,9 @@ for problem in Problem.objects.exclude(current_version=None):
         problem_version=problem.current_version).update(problem_version=problem.current_version)
 if moved or not BestRun.objects.exists():
     print("leaderboard entries", rebuild(), flush=True)
+    from django.db import connection
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE")  # fresh statistics after the bulk writes, as autovacuum would do
 softmax = Problem.objects.select_related("current_version").get(slug="softmax")
 out = {"users": [], "submissions": Submission.objects.count()}
 for i in range(USERS):
@@ -256,7 +262,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
         "--database-url",
-        default=os.environ.get("BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/gridstride_bench"),
+        default=os.environ.get("WEB_BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/gridstride_web_bench"),
     )
     parser.add_argument("--duration", type=float, default=60.0)
     parser.add_argument("--saturate", type=float, default=10.0, help="seconds per endpoint at full load")

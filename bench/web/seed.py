@@ -158,7 +158,7 @@ def seed(users: int = USERS, submissions: int = SUBMISSIONS, seed_value: int = 7
             report = _report(problem, language, mode, verdict, gpu, rng)
             rows.append(
                 Submission(
-                    public_id=uuid.UUID(int=rng.getrandbits(128), version=4),
+                    public_id=uuid.uuid4(),
                     owner_id=rng.choice(owner_ids),
                     problem=problem,
                     problem_version=problem.current_version,

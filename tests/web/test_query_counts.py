@@ -63,7 +63,7 @@ PAGES = {
 @pytest.mark.parametrize("url", list(PAGES))
 def test_list_pages_run_a_fixed_number_of_queries(viewer: Client, url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     # A board shorter than the first page needs fewer queries; measure the long case at both sizes.
-    monkeypatch.setattr("gridstride.leaderboards.queries.DEFAULT_LIMIT", 3)
+    monkeypatch.setattr("gridstride.leaderboards.views.PAGE", 3)
     populate(5)
     few = count(lambda: viewer.get(url))
     populate(10)

@@ -39,9 +39,10 @@ class BestRun(models.Model):
             )
         ]
         indexes = [
+            # The board's exact ORDER BY, so the first page is read off the index without a sort.
             models.Index(
-                fields=["problem", "ranking_hash", "gpu_model", "language", "score_us", "achieved_at"],
-                name="board_order",
+                fields=["problem", "ranking_hash", "gpu_model", "language", "score_us", "achieved_at", "id"],
+                name="board_order_v2",
             )
         ]
 

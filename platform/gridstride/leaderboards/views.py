@@ -1,11 +1,51 @@
 from __future__ import annotations
 
+from typing import Any
+from urllib.parse import quote
+
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
+from django.urls import reverse
 
 from gridstride.catalog.models import Problem
 from gridstride.catalog.views import LANGUAGE_NAMES, gpu_choices
 from gridstride.leaderboards import queries
+from gridstride.pages import units
+
+# Entries per page: the leaders and the viewer's own row (always shown) fit one screen or two.
+PAGE = 50
+
+
+def present(entries: list[queries.Entry]) -> list[dict[str, Any]]:
+    """Rows with their text already formatted: a board renders 50 rows, and per-row template
+    filters and {% url %} tags cost more than the query (measured, docs/benchmarks.md)."""
+    profile = reverse("accounts:profile", args=["USER"])
+    detail = reverse("submissions:detail", args=["00000000-0000-0000-0000-000000000000"])
+    rows = []
+    for e in entries:
+        rows.append(
+            {
+                "rank": e.rank,
+                "tied": e.tied,
+                "username": e.username,
+                "profile_url": profile.replace("USER", quote(e.username)),
+                "submission_url": detail.replace("00000000-0000-0000-0000-000000000000", str(e.public_id))
+                if e.is_public or e.is_viewer
+                else "",
+                "is_viewer": e.is_viewer,
+                "score": units.duration_us(e.score_us),
+                "interval": f"{units.duration_us(e.score_low_us)} \u2013 {units.duration_us(e.score_high_us)}"
+                if e.score_low_us and e.score_high_us
+                else "—",
+                "sol": units.percent(e.sol_pct),
+                "sol_width": f"{max(0.0, min(100.0, e.sol_pct)):.1f}" if e.sol_pct is not None else "0",
+                "speedup": units.factor(e.speedup),
+                "language": LANGUAGE_NAMES.get(e.language, e.language),
+                "date": e.created_at.strftime("%Y-%m-%d"),
+                "iso": e.created_at.isoformat(),
+            }
+        )
+    return rows
 
 
 def board_params(request: HttpRequest, problem: Problem) -> tuple[str, str | None, str, list[str]]:
@@ -28,13 +68,19 @@ def board_params(request: HttpRequest, problem: Problem) -> tuple[str, str | Non
 
 
 def board(request: HttpRequest, slug: str) -> HttpResponse:
-    problem = get_object_or_404(Problem.objects.select_related("current_version"), slug=slug, is_active=True)
+    # Only the ranking hash of the version: not its statement, spec and starters.
+    problems = Problem.objects.select_related("current_version").defer(
+        "current_version__statement", "current_version__spec", "current_version__starters"
+    )
+    problem = get_object_or_404(problems, slug=slug, is_active=True)
     gpu, language, window, gpus = board_params(request, problem)
-    result = queries.build_board(problem, gpu, language, window, viewer=request.user, limit=queries.DEFAULT_LIMIT)
+    result = queries.build_board(problem, gpu, language, window, viewer=request.user, limit=PAGE)
     result.gpu_models = gpus
     context = {
         "problem": problem,
         "board": result,
+        "rows": present(result.entries),
+        "viewer_row": present([result.viewer_entry])[0] if result.viewer_entry else None,
         "languages": [(lang, LANGUAGE_NAMES.get(lang, lang)) for lang in problem.languages],
         "language_names": LANGUAGE_NAMES,
         "windows": [("all", "all time"), ("30d", "30 days"), ("7d", "7 days")],
