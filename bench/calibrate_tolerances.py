@@ -173,6 +173,7 @@ def _softmax(inp: dict[str, torch.Tensor], sizes: dict[str, int]) -> tuple[dict,
         "tf32-rounded inputs": torch.softmax(round_mantissa(x, 10), dim=1),
         "bf16 inputs": torch.softmax(to_bf16(x), dim=1),
         "exp rounded to bf16": to_bf16(e) / to_bf16(e).sum(dim=1, keepdim=True),
+        "exp rounded to fp16": e.half().float() / e.half().float().sum(dim=1, keepdim=True),
     }
     return other, lower
 
