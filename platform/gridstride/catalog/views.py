@@ -10,7 +10,7 @@ from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
 
 from gridstride.accounts.queries import problem_stats
-from gridstride.catalog.models import Problem
+from gridstride.catalog.models import Problem, ProblemVersion
 from gridstride.leaderboards.models import ALL_LANGUAGES, BestRun
 from gridstride.lib.markdown import render_markdown
 from gridstride.pages.hardware import REFERENCE_GPU
@@ -98,6 +98,21 @@ def _benchmark_rows(spec: dict[str, Any]) -> list[dict[str, Any]]:
     return rows
 
 
+# Rendered statements, keyed by the text itself: Markdown + sanitizing cost ~5 ms a page view and
+# a statement rarely changes (hashing it costs microseconds).
+_STATEMENTS: dict[tuple[int, int], str] = {}
+
+
+def statement_html(version: ProblemVersion) -> str:
+    key = (version.pk, hash(version.statement))
+    html = _STATEMENTS.get(key)
+    if html is None:
+        if len(_STATEMENTS) > 256:
+            _STATEMENTS.clear()
+        html = _STATEMENTS[key] = render_markdown(version.statement)
+    return html
+
+
 def problem_detail(request: HttpRequest, slug: str) -> HttpResponse:
     problem = get_object_or_404(Problem.objects.select_related("current_version"), slug=slug, is_active=True)
     version = problem.current_version
@@ -127,7 +142,7 @@ def problem_detail(request: HttpRequest, slug: str) -> HttpResponse:
         "problem": problem,
         "version": version,
         "spec": spec,
-        "statement_html": render_markdown(version.statement) if version else "",
+        "statement_html": statement_html(version) if version else "",
         "starters": starters,
         "languages": workspace["languages"],
         "gpus": workspace["gpus"],
