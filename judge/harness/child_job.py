@@ -51,6 +51,19 @@ from judge.harness.timing import L2Flusher, TimingPolicy, time_calls
 MAX_LIBRARY_BYTES = 64 << 20
 
 
+
+def strict_numerics() -> None:
+    """The judge's numerics: fp32 matmuls in full fp32 (no TF32) and bf16/fp16 GEMMs reduced in
+    fp32 (cuBLAS's split-K may otherwise round partial sums to 16 bits, which misses the
+    problems' "fp32 accumulate" contract by far more than a summation order). Set before the
+    guard's snapshot, so a submission that flips any of them back is rejected."""
+    matmul = torch.backends.cuda.matmul
+    matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    torch.set_float32_matmul_precision("highest")
+    matmul.allow_bf16_reduced_precision_reduction = False
+    matmul.allow_fp16_reduced_precision_reduction = False
+
 class Stop(Exception):
     """Ends the job early after a frame that explains why was sent."""
 
@@ -343,6 +356,7 @@ class Runner:
             self.submission.cupy = cupy
         if self.device == "cuda":
             self.flusher = L2Flusher("cuda")
+        strict_numerics()
         self.guard = Guard()
         self.submission.load()
         changes = self.guard.changes()
