@@ -1,0 +1,36 @@
+"""Judge one file N times in separate processes and print each shape's median: where does the
+score move between runs? (A diagnostic for the <1% repeatability goal; bench/precision.py is the
+measurement that goes into docs.)
+
+    python3 bench/repeat_probe.py vector_add triton reference_kernels/vector_add/expert_triton.py 4
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+
+def main() -> int:
+    slug, language, path, runs = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+    rows = []
+    for run in range(runs):
+        cmd = [sys.executable, "-m", "judge", "run", "--problem", slug, "--language", language, path]
+        out = subprocess.run([*cmd, "--mode", "benchmark", "--json"], capture_output=True, text=True)
+        report = json.loads(out.stdout)
+        shapes = {
+            b["name"]: (b["median_us"], b["n"], b["ci_high_us"] / b["median_us"] - 1) for b in report["benchmarks"]
+        }
+        rows.append((run, report["verdict"], report["score_us"], shapes, report["system"].get("sm_clock_mhz")))
+        print(run, report["verdict"], report["score_us"], report["system"].get("clocks"), flush=True)
+        for name, (median, n, ci) in shapes.items():
+            print(f"    {name:>12}  median {median:10.3f} us  n={n:<5} ci +{ci:.3%}", flush=True)
+    scores = [r[2] for r in rows if r[2]]
+    if scores:
+        print(f"score spread max/min - 1 = {max(scores) / min(scores) - 1:.3%}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
