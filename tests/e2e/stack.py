@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -21,7 +22,10 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 WEB_PY = ROOT / ".venv" / "web" / "bin" / "python"
 WEB_CELERY = ROOT / ".venv" / "web" / "bin" / "celery"
+# The judge's environment (./gs makes it); a GPU host's system python already has torch and triton.
 JUDGE_PY = ROOT / ".venv" / "judge" / "bin" / "python"
+if not JUDGE_PY.exists():
+    JUDGE_PY = Path(shutil.which("python3") or "python3")
 
 
 def free_port() -> int:

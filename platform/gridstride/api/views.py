@@ -15,8 +15,9 @@ from gridstride.api import schemas
 from gridstride.api.auth import TokenAuth, optional_user
 from gridstride.catalog.models import Problem
 from gridstride.leaderboards import queries as boards
+from gridstride.submissions import actions as pipeline
 from gridstride.submissions.models import Status, Submission
-from gridstride.submissions.views import _pipeline, status_payload
+from gridstride.submissions.views import status_payload
 
 api = NinjaAPI(
     title="Gridstride API",
@@ -88,7 +89,6 @@ def submit(request: HttpRequest, payload: schemas.SubmitIn) -> Any:
     problem = Problem.objects.filter(slug=payload.problem, is_active=True).first()
     if problem is None:
         return 404, {"detail": f"No problem {payload.problem!r}."}
-    pipeline = _pipeline()
     try:
         submission = pipeline.create_submission(
             owner=request.auth,  # type: ignore[attr-defined]

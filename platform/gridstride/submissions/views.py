@@ -18,6 +18,7 @@ from django.views.decorators.http import require_GET, require_POST
 from gridstride.catalog.models import Problem
 from gridstride.leaderboards import queries as boards
 from gridstride.pages import reports
+from gridstride.submissions import actions as pipeline
 from gridstride.submissions.models import Mode, Status, Submission, Verdict
 
 # Columns the status poll needs: never the source or the report (they can be large).
@@ -41,13 +42,6 @@ _STATUS_FIELDS = (
     "queued_at",
     "finished_at",
 )
-
-
-def _pipeline() -> Any:
-    """The pipeline's actions module (imported late: it is written in parallel with these views)."""
-    from gridstride.submissions import actions
-
-    return actions
 
 
 def _wants_json(request: HttpRequest) -> bool:
@@ -78,7 +72,7 @@ def elapsed_seconds(submission: Submission) -> float:
 def status_payload(submission: Submission) -> dict[str, Any]:
     """What the page's poll and the API's status both return."""
     final = submission.status == Status.DONE
-    position = _pipeline().queue_position(submission) if submission.status == Status.QUEUED else None
+    position = pipeline.queue_position(submission) if submission.status == Status.QUEUED else None
     return {
         "id": str(submission.public_id),
         "status": submission.status,
@@ -109,7 +103,6 @@ def create(request: HttpRequest) -> HttpResponse:
     mode = request.POST.get("mode", Mode.RUN)
     if mode not in (Mode.RUN, Mode.SUBMIT):
         return _refused(request, problem, "Mode must be run or submit.")
-    pipeline = _pipeline()
     try:
         submission = pipeline.create_submission(
             owner=request.user,
