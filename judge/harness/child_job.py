@@ -51,7 +51,6 @@ from judge.harness.timing import L2Flusher, TimingPolicy, time_calls
 MAX_LIBRARY_BYTES = 64 << 20
 
 
-
 def strict_numerics() -> None:
     """The judge's numerics: fp32 matmuls in full fp32 (no TF32) and bf16/fp16 GEMMs reduced in
     fp32 (cuBLAS's split-K may otherwise round partial sums to 16 bits, which misses the
@@ -63,6 +62,7 @@ def strict_numerics() -> None:
     torch.set_float32_matmul_precision("highest")
     matmul.allow_bf16_reduced_precision_reduction = False
     matmul.allow_fp16_reduced_precision_reduction = False
+
 
 class Stop(Exception):
     """Ends the job early after a frame that explains why was sent."""

@@ -126,7 +126,9 @@ _SMTP_OPTIONS = {
     "password": read_secret("EMAIL_HOST_PASSWORD") or "",
     "use_tls": env_bool("EMAIL_USE_TLS", False),
 }
-_DEFAULT_MAIL_BACKEND = "django.core.mail.backends.console.EmailBackend" if DEBUG else "django.core.mail.backends.smtp.EmailBackend"
+_DEFAULT_MAIL_BACKEND = (
+    "django.core.mail.backends.console.EmailBackend" if DEBUG else "django.core.mail.backends.smtp.EmailBackend"
+)
 _MAIL_BACKEND = env_str("EMAIL_BACKEND", _DEFAULT_MAIL_BACKEND)
 MAILERS = {
     "default": {

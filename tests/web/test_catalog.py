@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 from django.test import Client
-
 from gridstride.catalog.actions import sync_problems
 from gridstride.catalog.models import Problem, ProblemVersion
+
 from judge import spec
 
 pytestmark = pytest.mark.django_db

@@ -7,6 +7,7 @@
 #include <dlfcn.h>
 
 typedef int (*create_fn)(void**);
+typedef int (*math_mode_fn)(void*, int);
 typedef int (*gemm_fn)(void*, int, int, int, int, int, const void*, const void*, int, int, const void*, int, int,
                        const void*, void*, int, int, int, int);
 
@@ -33,6 +34,10 @@ extern "C" void solve(const __nv_bfloat16* a, const __nv_bfloat16* b, __nv_bfloa
         create_fn create = (create_fn)dlsym(lib, name("cu|bl|as|Create_v2", buf));
         gemm = (gemm_fn)dlsym(lib, name("cu|bl|as|GemmEx", buf));
         if (!create || !gemm || create(&handle) != 0) return;
+        // 16 = MATH_DISALLOW_REDUCED_PRECISION_REDUCTION: keep split-K partial sums in fp32, so
+        // the result passes the correctness checks and only the kernel list can catch it.
+        math_mode_fn set_math = (math_mode_fn)dlsym(lib, name("cu|bl|as|SetMathMode", buf));
+        if (set_math) set_math(handle, 16);
     }
     if (!gemm) return;
     const float one = 1.0f, zero = 0.0f;
