@@ -49,29 +49,34 @@ setup_judge() {
 
 web() { "$ROOT/.venv/web/bin/python" "$@"; }
 
+PIDS=()
+stop_all() {  # TERM every process ./gs start launched, then KILL what is left after 10 s
+  trap - INT TERM EXIT
+  echo; echo "gs: stopping…" >&2
+  [[ ${#PIDS[@]} -gt 0 ]] || return 0
+  kill -TERM "${PIDS[@]}" 2>/dev/null || true
+  for _ in $(seq 100); do kill -0 "${PIDS[@]}" 2>/dev/null || break; sleep 0.1; done
+  kill -KILL "${PIDS[@]}" 2>/dev/null || true
+  wait "${PIDS[@]}" 2>/dev/null || true
+}
+
 cmd_start() {
   setup_web; setup_judge
   export DEBUG="${DEBUG:-1}"
   web manage.py migrate --no-input -v0
   web manage.py sync_problems
   web manage.py ensure_demo_user
-  local pids=()
-  cleanup() {
-    trap - INT TERM EXIT
-    echo; echo "gs: stopping…" >&2
-    kill -TERM "${pids[@]}" 2>/dev/null || true
-    wait "${pids[@]}" 2>/dev/null || true
-  }
-  trap cleanup INT TERM EXIT
+  trap stop_all INT TERM EXIT
   (cd platform && exec "$ROOT/.venv/web/bin/celery" -A gridstride worker -Q web -B --concurrency 1 --loglevel WARNING \
-      --schedule "$ROOT/var/celerybeat-schedule") &
-  pids+=($!)
+      --schedule "${GRIDSTRIDE_VAR_DIR:-$ROOT/var}/celerybeat-schedule") &
+  PIDS+=($!)
   "$JUDGE_PY" -m judge worker &
-  pids+=($!)
+  PIDS+=($!)
   echo "gs: serving http://127.0.0.1:${PORT:-8000}  (Ctrl-C stops everything)" >&2
-  web manage.py runserver "127.0.0.1:${PORT:-8000}" --noreload &
-  pids+=($!)
-  wait -n "${pids[@]}" || true
+  # Started directly (not through the `web` function) so the pid is the server's own.
+  "$ROOT/.venv/web/bin/python" manage.py runserver "127.0.0.1:${PORT:-8000}" --noreload &
+  PIDS+=($!)
+  wait -n "${PIDS[@]}" || true
 }
 
 cmd_test() {
