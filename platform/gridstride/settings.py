@@ -116,6 +116,7 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATIC_ROOT = VAR_DIR / "static"
+STATIC_ROOT.mkdir(exist_ok=True)  # WhiteNoise warns on every request when it is missing
 STATICFILES_DIRS = [BASE_DIR / "static"]
 
 # Django 6.1 mailers: console in development, SMTP from the environment in production.
