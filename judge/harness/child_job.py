@@ -435,12 +435,27 @@ class Runner:
             self.channel.send(
                 {"kind": "stage", "stage": "benchmarking", "done": j, "total": len(shapes), "detail": detail}
             )
-            outputs = self.make_outputs(shape["shapes"])
-            set_bytes = sum(DTYPES[s["dtype"]].itemsize * _count(shape["shapes"][s["name"]]) for s in self.inputs_spec)
+
+            def tensor_bytes(specs: list[dict[str, Any]], shape: dict[str, Any] = shape) -> int:
+                return sum(DTYPES[t["dtype"]].itemsize * _count(shape["shapes"][t["name"]]) for t in specs)
+
+            set_bytes = tensor_bytes(self.inputs_spec)
+            if policy.outputs_per_set:
+                set_bytes += tensor_bytes(self.outputs_spec)
             k = self.pool_size(set_bytes, len(shape["pool_seeds"]))
-            pool = [self.make_inputs(seed, sizes, shape["shapes"]) for seed in shape["pool_seeds"][:k]]
+            pool = []
+            set_outputs: list[list[torch.Tensor]] = []
+            for seed in shape["pool_seeds"][:k]:
+                pool.append(self.make_inputs(seed, sizes, shape["shapes"]))
+                if policy.outputs_per_set or not set_outputs:
+                    set_outputs.append(self.make_outputs(shape["shapes"]))
+            if not policy.outputs_per_set:
+                set_outputs *= k  # one shared output buffer for every set
             sums = [[checksum(t) for t in inputs] for inputs in pool]
-            calls = [self.submission.bind(inputs, outputs, size_args) for inputs in pool]
+            calls = [
+                self.submission.bind(inputs, outs, size_args) for inputs, outs in zip(pool, set_outputs, strict=True)
+            ]
+            outputs = set_outputs[0]
             flush_bytes = self.flusher.flush_bytes if self.flusher else 0
             self.channel.send({"kind": "pool", "shape": j, "size": k, "flush_bytes": flush_bytes})
 
@@ -454,18 +469,18 @@ class Runner:
             if not self.channel.wait_go():
                 return False
 
-            guard_before = self.meta_all(pool, outputs)
+            guard_before = [self.meta(inputs + outs) for inputs, outs in zip(pool, set_outputs, strict=True)]
 
-            def prepare(index: int, outputs: list[torch.Tensor] = outputs) -> None:
-                self.poison(outputs)
+            def prepare(index: int, set_outputs: list[list[torch.Tensor]] = set_outputs) -> None:
+                self.poison(set_outputs[index])
 
             def after(
                 index: int,
                 pool: list[list[torch.Tensor]] = pool,
-                outputs: list[torch.Tensor] = outputs,
+                set_outputs: list[list[torch.Tensor]] = set_outputs,
                 before: list[list[tuple[Any, ...]]] = guard_before,
             ) -> None:
-                self.check_after_call(pool[index], outputs, before[index])
+                self.check_after_call(pool[index], set_outputs[index], before[index])
 
             def call(index: int, calls: list[Callable[[], Any]] = calls) -> None:
                 calls[index]()
@@ -517,19 +532,16 @@ class Runner:
                     "stop_reason": run.stop_reason,
                 }
             )
-            # The outputs still hold the final timed call's result: the parent checks it too.
+            # The final set's outputs still hold the last timed call's result: the parent checks it too.
             final = run.sets[-1]
-            self.send_outputs(outputs, {"shape": j, "set": final})
+            self.send_outputs(set_outputs[final], {"shape": j, "set": final})
             self.channel.send(
                 {"kind": "checked", "shape": j, "set": final, "checksums": sums[final], "returned": False}
             )
-            del pool, calls, outputs
+            del pool, calls, outputs, set_outputs
             if not self.channel.wait_go():
                 return False
         return True
-
-    def meta_all(self, pool: list[list[torch.Tensor]], outputs: list[torch.Tensor]) -> list[list[tuple[Any, ...]]]:
-        return [self.meta(inputs + outputs) for inputs in pool]
 
     def kernel_list(self, call: Callable[[], Any], outputs: list[torch.Tensor]) -> list[list[Any]]:
         """The kernels one call launched, from the profiler (CUDA activity only)."""

@@ -92,7 +92,9 @@ class JudgeConfig:
     def timing_policy(self) -> TimingPolicy:
         if self.policy is not None:
             return self.policy
-        return TimingPolicy() if self.device == "cuda" else TimingPolicy.for_cpu()
+        policy = TimingPolicy() if self.device == "cuda" else TimingPolicy.for_cpu()
+        policy.outputs_per_set = os.environ.get("GRIDSTRIDE_OUTPUTS_PER_SET", "1") != "0"
+        return policy
 
     def get_ceilings(self) -> dict[str, float]:
         """Measured once per process (or read from ceilings_cache when fresh); {} on CPU hosts."""
