@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The GPU batch: everything that needs the H200, in one call, logs under $OUT (or ./artifacts/gpu).
 # Usage on the GPU host, from the repository root: bench/gpu_suite.sh [step ...]
-# Steps: info validate ceilings judge_tests sandbox_tests experts selftest precision overhead pipeline
+# Steps: info validate ceilings judge_tests paths sandbox_tests sandbox_gpu experts corpus selftest repeat_ab
+#        precision_a precision_b overhead pipeline
 set -uo pipefail
 export PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1
 OUT=${OUT:-artifacts/gpu}; mkdir -p "$OUT"
@@ -25,6 +26,7 @@ for s in "${steps[@]}"; do
     sandbox_tests) step sandbox_tests 300 python3 -m pytest -c pytest-judge.ini tests/sandbox -q --timeout 120 ;;
     experts) step experts 300 python3 bench/expert_kernels.py ;;
     selftest) step selftest 540 python3 -m judge selftest ;;
+    repeat_ab) step repeat_ab 300 bash -c 'for v in 1 0; do echo "GRIDSTRIDE_OUTPUTS_PER_SET=$v"; GRIDSTRIDE_OUTPUTS_PER_SET=$v python3 bench/repeat_probe.py vector_add triton reference_kernels/vector_add/expert_triton.py 4; done' ;;
     precision_a) step precision_a 300 python3 bench/precision.py --problems vector_add softmax reduction ;;
     precision_b) step precision_b 300 python3 bench/precision.py --problems matmul paged_attention ;;
     precision) step precision 580 python3 bench/precision.py ;;
