@@ -11,13 +11,11 @@ import contextlib
 import os
 import shutil
 import signal
-import socket
 import subprocess
-import time
 import urllib.request
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+
+from tests.pipeline.procs import free_port, wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
 WEB_PY = ROOT / ".venv" / "web" / "bin" / "python"
@@ -26,23 +24,6 @@ WEB_CELERY = ROOT / ".venv" / "web" / "bin" / "celery"
 JUDGE_PY = ROOT / ".venv" / "judge" / "bin" / "python"
 if not JUDGE_PY.exists():
     JUDGE_PY = Path(shutil.which("python3") or "python3")
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def wait_until(what: str, check: Callable[[], Any], timeout: float, interval: float = 0.2) -> Any:
-    deadline = time.monotonic() + timeout
-    while True:
-        value = check()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"gave up after {timeout:.0f} s waiting for {what}")
-        time.sleep(interval)
 
 
 class Proc:
@@ -152,9 +133,9 @@ class Stack:
                 log=logs / "judge.log",
             )
         )
-        wait_until("the site to answer", self._site_up, 60)
+        wait_for("the site to answer", self._site_up, 60, 0.2)
         for proc in self.procs[1:]:
-            wait_until(f"{proc.name} to be ready", lambda p=proc: self._ready(p), 180, 0.5)
+            wait_for(f"{proc.name} to be ready", lambda p=proc: self._ready(p), 180, 0.5)
 
     def _site_up(self) -> bool:
         self._check_alive()
