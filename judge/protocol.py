@@ -134,6 +134,8 @@ class ShapeTiming:
     floor_us: float
     reference_median_us: float | None = None
     speedup_vs_reference: float | None = None
+    launch_cover_us: float | None = None  # GPU-side wait before each timed call (docs/judging.md)
+    set_medians_us: list[float] | None = None  # the median of each input set's timed calls
 
 
 @dataclass

@@ -531,6 +531,7 @@ class Runner:
                     "drains_us": run.drains_us,
                     "warmup_us": run.warmup_us,
                     "stop_reason": run.stop_reason,
+                    "cover_us": run.cover_us,
                 }
             )
             # The final set's outputs still hold the last timed call's result: the parent checks it too.

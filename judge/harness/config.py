@@ -93,7 +93,13 @@ class JudgeConfig:
         if self.policy is not None:
             return self.policy
         policy = TimingPolicy() if self.device == "cuda" else TimingPolicy.for_cpu()
+        # Switches for comparison runs of the timing method (bench/repeat_probe.py); defaults are the method.
         policy.outputs_per_set = os.environ.get("GRIDSTRIDE_OUTPUTS_PER_SET", "1") != "0"
+        policy.flush = os.environ.get("GRIDSTRIDE_FLUSH", policy.flush)
+        if policy.flush not in ("read", "write"):
+            raise ValueError(f"GRIDSTRIDE_FLUSH must be read or write, not {policy.flush!r}")
+        if os.environ.get("GRIDSTRIDE_LAUNCH_COVER", "0") != "1":
+            policy.cover_max_us = 0.0  # under evaluation: a side stream could work inside the cover
         return policy
 
     def get_ceilings(self) -> dict[str, float]:

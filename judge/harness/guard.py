@@ -49,6 +49,8 @@ def _watched_objects() -> dict[str, Any]:
         "torch.cuda.Event.record": torch.cuda.Event.record,
         "torch.cuda.Event.elapsed_time": torch.cuda.Event.elapsed_time,
         "torch.cuda.Event.synchronize": torch.cuda.Event.synchronize,
+        "torch.cuda._sleep": torch.cuda._sleep,
+        "torch.sum": torch.sum,
         "torch.cuda.current_stream": torch.cuda.current_stream,
         "torch.cuda.default_stream": torch.cuda.default_stream,
         "torch.Tensor.fill_": torch.Tensor.fill_,

@@ -17,6 +17,7 @@ import math
 import queue
 import random
 import re
+import statistics
 import sys
 import threading
 import time
@@ -583,12 +584,12 @@ class Judging:
             elif kind == "timing_start":
                 shape = self.shape_of(header)
                 shape.timing_started = arrived
-                self.sample_clocks_soon(shape)
             elif kind == "times":
                 shape = self.shape_of(header)
                 shape.times = header
                 shape.times_received = arrived
                 self.on_times(shape)
+                self.sample_clocks(shape)
             elif kind == "await":
                 self.send_go(not self.decided and not self.wrong)
             elif kind == "violation":
@@ -831,21 +832,16 @@ class Judging:
         compute_s = cost.flops_for(sizes) / (roof * 1e12)
         return max(memory_s, compute_s) * 1e6
 
-    def sample_clocks_soon(self, shape: ShapeState) -> None:
+    def sample_clocks(self, shape: ShapeState) -> None:
+        """The clocks right after a shape's timing (nvidia-smi is not run beside timed calls: it
+        takes driver locks and a CPU while the child's launches need both)."""
         if self.config.device != "cuda":
             return
+        from judge.harness.sysinfo import clocks
 
-        def sample() -> None:
-            from judge.harness.sysinfo import clocks
-
-            if shape.times is None:
-                found = clocks(self.config.gpu_index)
-                if found:
-                    self.clock_samples.append({"shape": shape.name, **found})  # type: ignore[dict-item]
-
-        timer = threading.Timer(0.3, sample)
-        timer.daemon = True
-        timer.start()
+        found = clocks(self.config.gpu_index)
+        if found:
+            self.clock_samples.append({"shape": shape.name, **found})  # type: ignore[dict-item]
 
     # -- the verdict --------------------------------------------------------------------------
 
@@ -888,18 +884,13 @@ class Judging:
         report.sol_pct = round(geometric_mean(sols), 2) if len(sols) == len(timings) and sols else None
         report.verdict = "accepted"
         report.ranked = self.config.device == "cuda"
-        if not self.clock_samples and self.config.device == "cuda":
-            from judge.harness.sysinfo import clocks
-
-            after = clocks(self.config.gpu_index)  # timing was too short to sample during it
-            if after:
-                self.clock_samples.append({"shape": "after timing", **after})  # type: ignore[dict-item]
         if self.clock_samples:
-            report.system["clocks_during_timing"] = self.clock_samples
+            report.system["clocks_after_timing"] = self.clock_samples
             sm = sorted(s["sm_clock_mhz"] for s in self.clock_samples)
             report.system["sm_clock_mhz"] = sm[len(sm) // 2]
             report.system["mem_clock_mhz"] = self.clock_samples[-1].get("mem_clock_mhz")
         report.system["l2_flush_bytes"] = self.shapes[0].flush_bytes
+        report.system["l2_flush_kind"] = self.config.timing_policy().flush
         report.system["pool_sets"] = {s.name: s.pool_size for s in self.shapes}
         note = "" if report.ranked else " (CPU host: unranked)"
         report.message = f"all {len(self.cases)} cases passed; score {report.score_us:.3f} us (geometric mean of {len(timings)} shapes){note}"
@@ -930,6 +921,8 @@ class Judging:
             floor_us=round(floor, 4),
             reference_median_us=round(baseline, 4) if baseline else None,
             speedup_vs_reference=round(baseline / summary.median, 3) if baseline else None,
+            launch_cover_us=_cover_us(shape.times),
+            set_medians_us=_set_medians(shape.times),
         )
 
     # -- profile mode -------------------------------------------------------------------------
@@ -1030,6 +1023,20 @@ def _volume(spec: specmod.ProblemSpec, sizes: dict[str, int]) -> int:
 
 def _outputs_bytes(spec: specmod.ProblemSpec, sizes: dict[str, int]) -> int:
     return max(t.nbytes(sizes) for t in spec.outputs)
+
+
+def _cover_us(times: dict[str, Any]) -> float | None:
+    value = times.get("cover_us")
+    if isinstance(value, int | float) and math.isfinite(value) and value >= 0:
+        return round(float(value), 1)
+    return None
+
+
+def _set_medians(times: dict[str, Any]) -> list[float]:
+    by_set: dict[int, list[float]] = {}
+    for value, index in zip(times["times_us"], times["sets"], strict=True):
+        by_set.setdefault(index, []).append(value)
+    return [round(statistics.median(by_set[k]), 3) for k in sorted(by_set)]
 
 
 def _sizes_text(sizes: dict[str, int]) -> str:

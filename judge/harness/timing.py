@@ -1,11 +1,18 @@
 """The timed loop: warm-up, then adaptive repetition with CUDA events.
 
 Used by the child for submissions and by the parent for the problem's baseline. Every call:
-prepare(set) (poison the outputs) -> L2 flush -> start event -> call(set) -> end event; then the
-end event is waited for, the elapsed time read, and a device-wide synchronize is timed (the
-drain): an honest call has nothing left on the device, so it returns at once, while work hidden on
-another stream is still running. The caller (the parent) decides what a long drain means; this
-module only measures.
+prepare(set) (poison the outputs) -> L2 flush -> launch cover -> start event -> call(set) -> end
+event; then the end event is waited for, the elapsed time read, and a device-wide synchronize is
+timed (the drain): an honest call has nothing left on the device, so it returns at once, while
+work hidden on another stream is still running. The caller (the parent) decides what a long drain
+means; this module only measures.
+
+The launch cover is a GPU-side wait queued before the start event, sized from the host's measured
+time to enqueue one call: while the GPU waits, the host launches the call, so the start event
+fires when the first kernel is already queued. Without it, the time the host's Python spends
+getting to the first launch lands between the events whenever it outlasts the flush; on the
+H200 that made the same kernel's median differ by up to 2x between processes (16M vector_add:
+53 vs 101 us).
 """
 
 from __future__ import annotations
@@ -37,6 +44,10 @@ class TimingPolicy:
     # bimodal between processes on the H200: 192.7 vs 212.0 us). GRIDSTRIDE_OUTPUTS_PER_SET=0
     # turns it off for comparison runs.
     outputs_per_set: bool = True
+    # The launch cover's bounds (see the module docstring); cover_max_us = 0 turns it off.
+    cover_min_us: float = 20.0
+    cover_max_us: float = 1000.0
+    flush: str = "read"  # or "write" (see L2Flusher)
 
     @classmethod
     def for_cpu(cls) -> TimingPolicy:
@@ -66,33 +77,71 @@ class TimedRun:
     drains_us: list[float] = field(default_factory=list)
     warmup_us: list[float] = field(default_factory=list)
     stop_reason: str = ""
+    cover_us: float = 0.0  # the launch cover used for the timed calls
+    enqueue_us: float = 0.0  # median host time to enqueue one call, measured in warm-up
+
+
+# Bound at import, before any submission runs: replacing torch.sum or torch.cuda._sleep later
+# changes neither the flush nor the cover (and the guard reports the replacement).
+_sum = torch.sum
+_gpu_sleep = torch.cuda._sleep
 
 
 class L2Flusher:
-    """Writes a buffer of at least twice the device's L2 so no input or output stays cached.
+    """Reads a buffer of at least twice the device's L2 so no input or output stays cached.
 
     The buffer is allocated once per process (allocation inside the loop would time the
-    allocator); zero_() is a plain memset kernel on the harness stream.
+    allocator). A read, not a write: writing it (zero_) leaves the L2 full of dirty lines that
+    the timed kernel then pays to write back, about 5 us per call on the H200 whatever the
+    kernel (51.2 vs 46.1 us for a 16M-element add). The sum's 8-byte result goes to a
+    preallocated tensor. TimingPolicy.flush = "write" restores the memset for comparison runs.
     """
 
     def __init__(self, device: str) -> None:
         self.device = device
         self.l2_bytes = 0
         self.buffer: torch.Tensor | None = None
+        self.result: torch.Tensor | None = None
         if device == "cuda":
             props = torch.cuda.get_device_properties(torch.cuda.current_device())
             self.l2_bytes = int(getattr(props, "L2_cache_size", 0) or 0)
             if self.l2_bytes <= 0:
                 raise RuntimeError("the device reports no L2 cache size; refusing to time without a flush")
-            self.buffer = torch.empty(2 * self.l2_bytes, dtype=torch.uint8, device="cuda")
+            self.buffer = torch.ones(2 * self.l2_bytes // 8, dtype=torch.int64, device="cuda")
+            self.result = torch.empty((), dtype=torch.int64, device="cuda")
 
     @property
     def flush_bytes(self) -> int:
-        return 0 if self.buffer is None else self.buffer.numel()
+        return 0 if self.buffer is None else self.buffer.numel() * self.buffer.element_size()
 
-    def flush(self) -> None:
-        if self.buffer is not None:
+    def flush(self, kind: str = "read") -> None:
+        if self.buffer is None or self.result is None:
+            return
+        if kind == "read":
+            _sum(self.buffer, dim=0, out=self.result)
+        else:
             self.buffer.zero_()
+
+
+class LaunchCover:
+    """A GPU-side wait of a chosen length on the current stream (torch.cuda._sleep spins one
+    thread for a number of clock cycles; cycles per microsecond are measured once here)."""
+
+    def __init__(self) -> None:
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        cycles = 200_000
+        rates = []
+        for _ in range(3):
+            start.record()
+            _gpu_sleep(cycles)
+            end.record()
+            end.synchronize()
+            rates.append(cycles / max(start.elapsed_time(end) * 1000.0, 1e-3))
+        self.cycles_per_us = sorted(rates)[1]
+
+    def wait(self, microseconds: float) -> None:
+        if microseconds > 0:
+            _gpu_sleep(int(microseconds * self.cycles_per_us))
 
 
 class SetOrder:
@@ -132,16 +181,22 @@ def time_calls(
     order = SetOrder(sets, rng)
     run = TimedRun()
     perf = time.perf_counter_ns
+    enqueue_us: list[float] = []
     if device == "cuda":
         start = torch.cuda.Event(enable_timing=True)
         end = torch.cuda.Event(enable_timing=True)
         sync = torch.cuda.synchronize
+        cover = LaunchCover() if policy.cover_max_us > 0 else None
 
         def one(index: int) -> tuple[float, float]:
             prepare(index)
-            flusher.flush()
+            flusher.flush(policy.flush)
+            if cover is not None:
+                cover.wait(run.cover_us)
             start.record()
+            t_enqueue = perf()
             call(index)
+            enqueue_us.append((perf() - t_enqueue) / 1000.0)
             end.record()
             end.synchronize()
             elapsed_us = start.elapsed_time(end) * 1000.0
@@ -176,6 +231,11 @@ def time_calls(
         if count >= policy.warmup_min and stable:
             break
 
+    if device == "cuda" and policy.cover_max_us > 0:
+        # Three times the recent enqueue time: the host's launch path varies from call to call.
+        recent = sorted(enqueue_us[-5:])
+        run.enqueue_us = recent[len(recent) // 2]
+        run.cover_us = min(max(3.0 * run.enqueue_us, policy.cover_min_us), policy.cover_max_us)
     if on_timing_start is not None:
         on_timing_start()
     began = time.monotonic()
