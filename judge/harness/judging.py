@@ -974,6 +974,11 @@ def child_argv() -> list[str]:
 def child_env(config: JudgeConfig) -> dict[str, str]:
     """What the child's environment adds to the sandbox's scrubbed one."""
     env = {"GRIDSTRIDE_DEVICE": config.device, "PYTHONUNBUFFERED": "1", "PYTHONHASHSEED": "0"}
+    if config.device == "cuda":
+        # One hardware work queue for every stream of the child, read at CUDA's start: a kernel
+        # the submission queues on a side stream of any priority then cannot start ahead of the
+        # harness's start event, i.e. inside the L2 flush or the launch cover (docs/judging.md).
+        env["CUDA_DEVICE_MAX_CONNECTIONS"] = "1"
     if config.device == "cpu":
         env["TRITON_INTERPRET"] = "1"
         env["CUDA_VISIBLE_DEVICES"] = ""

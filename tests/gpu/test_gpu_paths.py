@@ -98,6 +98,42 @@ def test_the_drain_check_rejects_work_hidden_on_a_side_stream() -> None:
     assert report.verdict == "rejected" and "hidden-work" in report.message, report.message
 
 
+PYTORCH_ADD = """
+import torch
+
+def solve(a, b, c, n):
+    torch.add(a, b, out=c)
+"""
+
+
+def test_side_stream_work_cannot_start_before_the_timed_window() -> None:
+    # The harness's stream is busy with the L2 flush and the launch cover (a GPU-side wait
+    # sized from the host's enqueue time, which this solve() inflates) right before the start
+    # event. A top-priority side stream doing the real work in that gap, joined back before
+    # returning, would drain clean and time near zero. With one hardware queue per child
+    # (CUDA_DEVICE_MAX_CONNECTIONS=1) it cannot start before the start event: it is timed.
+    source = """
+    import time
+    import torch
+    _side = torch.cuda.Stream(priority=-100)  # clamped to the highest priority
+
+    def solve(a, b, c, n):
+        done = torch.cuda.Event()
+        with torch.cuda.stream(_side):
+            torch.add(a, b, out=c)
+            done.record()
+        time.sleep(0.0004)  # a slow host path: the launch cover grows to its cap
+        torch.cuda.current_stream().wait_event(done)
+    """
+    honest = judge(PYTORCH_ADD, "pytorch")
+    report = judge(source, "pytorch")
+    assert honest.verdict == "accepted", honest.message
+    assert report.verdict == "accepted", report.message
+    for cheat, fair in zip(report.benchmarks, honest.benchmarks, strict=True):
+        assert cheat.launch_cover_us and cheat.launch_cover_us > 300, cheat
+        assert cheat.median_us >= 0.95 * fair.median_us, (cheat, fair)
+
+
 def test_the_drain_check_rejects_a_cuda_kernel_on_a_non_blocking_stream() -> None:
     source = CUDA_ADD.replace(
         "    add_kernel<<<(n + 255) / 256, 256>>>(a, b, c, n);",
