@@ -46,7 +46,7 @@ class TimingPolicy:
     outputs_per_set: bool = True
     # The launch cover's bounds (see the module docstring); cover_max_us = 0 turns it off.
     cover_min_us: float = 20.0
-    cover_max_us: float = 1000.0
+    cover_max_us: float = 500.0
     flush: str = "read"  # or "write" (see L2Flusher)
 
     @classmethod

@@ -122,7 +122,7 @@ def test_side_stream_work_cannot_start_before_the_timed_window() -> None:
         with torch.cuda.stream(_side):
             torch.add(a, b, out=c)
             done.record()
-        time.sleep(0.0004)  # a slow host path: the launch cover grows to its cap
+        time.sleep(0.0003)  # a slow host path: the launch cover grows to its 500 us cap
         torch.cuda.current_stream().wait_event(done)
     """
     honest = judge(PYTORCH_ADD, "pytorch")
@@ -130,7 +130,7 @@ def test_side_stream_work_cannot_start_before_the_timed_window() -> None:
     assert honest.verdict == "accepted", honest.message
     assert report.verdict == "accepted", report.message
     for cheat, fair in zip(report.benchmarks, honest.benchmarks, strict=True):
-        assert cheat.launch_cover_us and cheat.launch_cover_us > 300, cheat
+        assert cheat.launch_cover_us and cheat.launch_cover_us >= 400, cheat
         assert cheat.median_us >= 0.95 * fair.median_us, (cheat, fair)
 
 
