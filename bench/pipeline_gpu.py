@@ -39,8 +39,20 @@ class MemorySender:
         self.reports: list[Any] = []
 
     def progress(self, payload: dict[str, Any]) -> bool:
-        self.progress_events.append(payload)
+        self.progress_events.append({**payload, "_arrived": time.perf_counter()})
         return True
+
+    def timeline(self, since: float) -> str:
+        """Where one job's time went: seconds from its start to each progress event."""
+        parts = []
+        for event in self.progress_events:
+            if event["_arrived"] < since:
+                continue
+            stage = event.get("stage", "?")
+            done, total = event.get("done", 0), event.get("total", 0)
+            label = f"{stage} {done}/{total}" if total else stage
+            parts.append(f"{event['_arrived'] - since:6.2f} {label} {str(event.get('detail', ''))[:30]}")
+        return "\n".join(parts)
 
     def report(self, report: Any) -> bool:
         self.reports.append(report)
@@ -57,6 +69,7 @@ def main() -> int:
     parser.add_argument("--solution", default="triton_ok.py", help="file in problems/<slug>/solutions/")
     parser.add_argument("--language", default="triton")
     parser.add_argument("--write", action="store_true", help="update docs/benchmarks.md")
+    parser.add_argument("--timeline", action="store_true", help="print the last job's progress events per mode")
     args = parser.parse_args()
 
     try:
@@ -109,6 +122,8 @@ def main() -> int:
             print(f"{mode:9s} {label:8s} {elapsed:7.2f} s  {report.verdict}  {report.message[:80]}", flush=True)
             if i > 0:
                 times.append(elapsed)
+            if i == args.runs and args.timeline:
+                print(sender.timeline(t0), flush=True)
         rows.append(
             {
                 "mode": mode,

@@ -169,6 +169,7 @@ class Judging:
         self.spec: specmod.ProblemSpec | None = None
         self.stage_text = "starting"
         self.child: launch.Child | None = None
+        self.pool: Any = None  # the warm pool this job's process came from, if any
         self.clock_samples: list[dict[str, float]] = []
         # decided: the verdict is final. wrong: a correctness case failed (the remaining cases
         # still run so the report lists them all; the first failure keeps the verdict).
@@ -429,16 +430,17 @@ class Judging:
         argv = child_argv()
         memory = self.spec.limits.host_memory_mb << 20
         gpu = self.config.gpu_index if self.config.device == "cuda" else None
+        self.pool = self.config.child_pool(argv, self.child_env(), gpu) if memory == self.config.child_memory_bytes else None
         self.child = launch.start_child(
             argv,
             limits=launch.RunLimits(wall_seconds=STARTUP_SECONDS + limit + 30, memory_bytes=memory),
             env=self.child_env(),
             gpu=gpu,
-            pool=self.config.child_pool(argv, self.child_env(), gpu)
-            if memory == self.config.child_memory_bytes
-            else None,
+            pool=self.pool,
             work_dir=str(self.config.work_dir),
         )
+        if self.job.mode == "test":
+            self.refill_pool()  # nothing is timed in a test run: the next process can start beside it
         assert self.child.job_out is not None and self.child.results_in is not None
         frames: queue.Queue[tuple[float, dict[str, Any] | None, Any]] = queue.Queue()
         reader = threading.Thread(target=_read_frames, args=(self.child.results_in, frames, self.max_blob), daemon=True)
@@ -607,11 +609,18 @@ class Judging:
                 raise Finished
             elif kind == "done":
                 self.completed = True
+                self.refill_pool()  # the timing is over
                 if not self.decided:
                     self.conclude()
                 return
             else:
                 raise ForgedFrame(f"unknown frame kind {kind!r}")
+
+    def refill_pool(self) -> None:
+        """Start the pool's next process now rather than when this one has exited, so a job
+        right behind this one finds it warm (sandbox.WarmPool.refill_soon)."""
+        if self.pool is not None:
+            self.pool.refill_soon()
 
     def send_go(self, go: bool) -> None:
         assert self.child is not None and self.child.job_out is not None

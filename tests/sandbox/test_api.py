@@ -364,3 +364,18 @@ def test_a_job_dies_with_the_worker_that_started_it() -> None:
         time.sleep(0.05)
     status = Path(f"/proc/{launcher}/status")
     assert not status.exists() or "zombie" in status.read_text()
+
+
+def test_refill_soon_starts_one_process_however_often_it_is_asked() -> None:
+    with WarmPool(py(ECHO_CHILD), limits=SMALL) as pool:
+        first = pool.take()
+        for _ in range(5):  # the judge asks at the start of a test run and again at its end
+            pool.refill_soon()
+        second = pool.take()  # waits for the refill being spawned instead of starting another
+        assert second.pid != first.pid
+        assert not pool._idle and pool._filling == 0
+        for warm, data in ((first, b"a"), (second, b"b")):
+            warm.channel_out.write(data)
+            warm.channel_out.close()
+            assert warm.channel_in.read() == data
+            warm.wait(10)
