@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The GPU batch: everything that needs the H200, in one call, logs under $OUT (or ./artifacts/gpu).
 # Usage on the GPU host, from the repository root: bench/gpu_suite.sh [step ...]
-# Steps: info validate ceilings judge_tests paths sandbox_tests sandbox_gpu experts corpus selftest repeat_ab
+# Steps: info validate ceilings judge_tests paths sandbox_tests sandbox_gpu experts corpus corpus_a corpus_b selftest repeat_ab
 #        precision_a precision_b overhead pipeline method
 set -uo pipefail
 export PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1
@@ -23,6 +23,8 @@ for s in "${steps[@]}"; do
     paths) step paths "${PATHS_LIMIT:-330}" python3 -m pytest -c pytest-judge.ini tests/gpu/test_gpu_paths.py -m gpu -q --timeout 200 --durations=8 ;;
     sandbox_gpu) step sandbox_gpu 150 python3 -m pytest -c pytest-judge.ini tests/sandbox -m gpu -q --timeout 100 ;;
     corpus) step corpus "${CORPUS_LIMIT:-280}" python3 -m judge selftest --quick --time-cap 20 ;;
+    corpus_a) step corpus_a "${CORPUS_LIMIT:-400}" python3 -m judge selftest --quick --time-cap 20 vector_add reduction softmax ;;
+    corpus_b) step corpus_b "${CORPUS_LIMIT:-400}" python3 -m judge selftest --quick --time-cap 20 matmul paged_attention ;;
     sandbox_tests) step sandbox_tests 300 python3 -m pytest -c pytest-judge.ini tests/sandbox -q --timeout 120 ;;
     experts) step experts 300 python3 bench/expert_kernels.py ;;
     selftest) step selftest 540 python3 -m judge selftest ;;

@@ -482,6 +482,8 @@ def cmd_selftest(args: argparse.Namespace) -> int:
                     f"--- {spec.slug} {label}: expected {expect}, got {report.verdict}: {report.message[:600]}",
                     flush=True,
                 )
+            else:  # one line per entry as it finishes: a run cut short still shows how far it got
+                print(f"ok {label} -> {report.verdict} ({time.monotonic() - t0:.1f}s)", flush=True)
     print(_table(["problem", "file", "language", "expected", "got", "status", "time"], rows))
     device = "GPU" if on_gpu else "CPU"
     print(
