@@ -86,7 +86,7 @@ cmd_test() {
   echo "== lint: ruff, mypy" >&2
   "$ROOT/.venv/web/bin/ruff" check . || status=1
   "$ROOT/.venv/web/bin/ruff" format --check . >/dev/null || { echo "gs: ruff format would change files (run: .venv/web/bin/ruff format .)" >&2; status=1; }
-  (DEBUG=1 MYPYPATH=platform "$ROOT/.venv/web/bin/mypy" platform judge/spec.py judge/protocol.py sandbox) || status=1
+  (DEBUG=1 MYPYPATH=platform "$ROOT/.venv/web/bin/mypy" platform judge sandbox) || status=1
   echo "== judge and sandbox tests ($JUDGE_PY)" >&2
   "$JUDGE_PY" -m pytest -c pytest-judge.ini "$@" || status=$?
   echo "== web tests" >&2

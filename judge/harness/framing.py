@@ -9,9 +9,12 @@ FrameError, never an unbounded allocation.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import queue
 import struct
+import time
 from typing import Any, BinaryIO
 
 MAX_HEADER_BYTES = 1 << 20
@@ -86,3 +89,40 @@ def open_reader(fd: int) -> BinaryIO:
 
 def open_writer(fd: int) -> BinaryIO:
     return os.fdopen(fd, "wb", buffering=1 << 16)
+
+
+class ForgedFrame(Exception):
+    pass
+
+
+def write_job_quietly(out: Any, job: dict[str, Any], blob: bytes | None) -> None:
+    """Send the child its job; a child that died first is explained by its exit, not here."""
+    with contextlib.suppress(OSError, ValueError):
+        write_frame(out, job, blob)
+
+
+def pump_frames(stream: Any, out: queue.Queue[tuple[float, dict[str, Any] | None, Any]], max_blob: int) -> None:
+    """Read frames into `out` as (arrival time, header, blob) until the channel ends; the end
+    arrives as (time, None, the exception)."""
+    while True:
+        try:
+            header, blob = read_frame(stream, max_blob=max_blob)
+        except (ChannelClosed, OSError, ValueError) as exc:
+            if isinstance(exc, OSError | ValueError) and not isinstance(exc, FrameError):
+                exc = ChannelClosed(str(exc))
+            out.put((time.monotonic(), None, exc))
+            return
+        out.put((time.monotonic(), header, blob))
+
+
+def header_int(header: dict[str, Any], key: str, low: int, high: int) -> int:
+    """An int field of a child's header within bounds, else ForgedFrame."""
+    value = header.get(key)
+    if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
+        raise ForgedFrame(f"{key} must be an int in {low}..{high}, got {value!r}")
+    return value
+
+
+def header_text(header: dict[str, Any], key: str) -> str:
+    value = header.get(key, "")
+    return value if isinstance(value, str) else str(value)

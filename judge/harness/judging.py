@@ -17,17 +17,16 @@ import math
 import queue
 import random
 import re
-import statistics
 import sys
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from judge import spec as specmod
-from judge.harness import framing, launch, source_checks
+from judge.harness import framing, launch, results, source_checks
 from judge.harness.config import JudgeConfig, default_config
 from judge.harness.errors import trim
 from judge.harness.seeds import bench_case_key, derive_seed, test_case_key
@@ -37,7 +36,6 @@ from judge.protocol import (
     CaseResult,
     JudgeJob,
     KernelDigest,
-    Mismatch,
     Progress,
     ProtocolError,
     Report,
@@ -55,10 +53,6 @@ CPU_CUDA_MESSAGE = "CUDA C++ needs a GPU host; compiled OK, not run (this host h
 
 class Finished(Exception):
     """The verdict is known; stop the child and report."""
-
-
-class ForgedFrame(Exception):
-    pass
 
 
 def judge_job(
@@ -103,7 +97,7 @@ def judge_job(
     finally:
         judging.cleanup()
     report.elapsed_s = round(time.monotonic() - began, 3)
-    _sanitize(report)
+    results.sanitize(report)
     judging.progress("done", 1, 1, report.verdict)
     return report
 
@@ -430,7 +424,9 @@ class Judging:
         argv = child_argv()
         memory = self.spec.limits.host_memory_mb << 20
         gpu = self.config.gpu_index if self.config.device == "cuda" else None
-        self.pool = self.config.child_pool(argv, self.child_env(), gpu) if memory == self.config.child_memory_bytes else None
+        self.pool = (
+            self.config.child_pool(argv, self.child_env(), gpu) if memory == self.config.child_memory_bytes else None
+        )
         self.child = launch.start_child(
             argv,
             limits=launch.RunLimits(wall_seconds=STARTUP_SECONDS + limit + 30, memory_bytes=memory),
@@ -443,7 +439,9 @@ class Judging:
             self.refill_pool()  # nothing is timed in a test run: the next process can start beside it
         assert self.child.job_out is not None and self.child.results_in is not None
         frames: queue.Queue[tuple[float, dict[str, Any] | None, Any]] = queue.Queue()
-        reader = threading.Thread(target=_read_frames, args=(self.child.results_in, frames, self.max_blob), daemon=True)
+        reader = threading.Thread(
+            target=framing.pump_frames, args=(self.child.results_in, frames, self.max_blob), daemon=True
+        )
         reader.start()
         self.case_results: list[CaseResult | None] = [None] * len(self.cases)
         self.pending: dict[str, Any] = {}
@@ -451,7 +449,9 @@ class Judging:
         self.ready = False
         blob = library.read_bytes() if library is not None else None
         # Written from a thread: a large library fills the pipe until the child reads it.
-        writer = threading.Thread(target=_write_job, args=(self.child.job_out, child_job, blob), daemon=True)
+        writer = threading.Thread(
+            target=framing.write_job_quietly, args=(self.child.job_out, child_job, blob), daemon=True
+        )
         writer.start()
         try:
             self.loop(frames)
@@ -459,7 +459,7 @@ class Judging:
             pass
         except BrokenPipeError:
             pass  # the child died before reading its job: the exit status explains
-        except ForgedFrame as exc:
+        except framing.ForgedFrame as exc:
             self.finish(
                 "rejected",
                 f"the judge's result channel carried a malformed message ({exc}); submissions must not write to the judge's file descriptors",
@@ -544,7 +544,7 @@ class Judging:
         if header is None:
             if isinstance(blob, framing.ChannelClosed):
                 raise EOFError
-            raise ForgedFrame(str(blob))
+            raise framing.ForgedFrame(str(blob))
         return arrived, header, blob
 
     def loop(self, frames: queue.Queue[tuple[float, dict[str, Any] | None, Any]]) -> None:
@@ -567,7 +567,7 @@ class Judging:
             kind = header.get("kind")
             if kind == "ready":
                 if self.ready:
-                    raise ForgedFrame("a second ready frame")
+                    raise framing.ForgedFrame("a second ready frame")
                 self.ready = True
                 self.deadline = arrived + self.limit_seconds()
                 self.stage_text = "loading your code"
@@ -581,8 +581,8 @@ class Judging:
                 self.on_kernels(header)
             elif kind == "pool":
                 shape = self.shape_of(header)
-                shape.pool_size = _int(header, "size", 1, len(shape.pool_seeds))
-                shape.flush_bytes = _int(header, "flush_bytes", 0, 1 << 40)
+                shape.pool_size = framing.header_int(header, "size", 1, len(shape.pool_seeds))
+                shape.flush_bytes = framing.header_int(header, "flush_bytes", 0, 1 << 40)
             elif kind == "timing_start":
                 shape = self.shape_of(header)
                 shape.timing_started = arrived
@@ -595,13 +595,16 @@ class Judging:
             elif kind == "await":
                 self.send_go(not self.decided and not self.wrong)
             elif kind == "violation":
-                self.finish("rejected", f"rule broken ({_text(header, 'rule')}): {_text(header, 'message')}")
+                self.finish(
+                    "rejected",
+                    f"rule broken ({framing.header_text(header, 'rule')}): {framing.header_text(header, 'message')}",
+                )
                 raise Finished
             elif kind == "error":
                 verdict = header.get("verdict")
                 if verdict not in CHILD_ERROR_VERDICTS:
-                    raise ForgedFrame(f"unknown error verdict {verdict!r}")
-                message = trim(_text(header, "message"))
+                    raise framing.ForgedFrame(f"unknown error verdict {verdict!r}")
+                message = trim(framing.header_text(header, "message"))
                 if verdict == "internal_error":
                     log.error("the child reported an internal error for %s: %s", self.job.submission_id, message)
                     message = "The judge failed on its side (the details are in the worker log); this is not a verdict on your code."
@@ -614,7 +617,7 @@ class Judging:
                     self.conclude()
                 return
             else:
-                raise ForgedFrame(f"unknown frame kind {kind!r}")
+                raise framing.ForgedFrame(f"unknown frame kind {kind!r}")
 
     def refill_pool(self) -> None:
         """Start the pool's next process now rather than when this one has exited, so a job
@@ -643,28 +646,28 @@ class Judging:
     def on_stage(self, header: dict[str, Any]) -> None:
         stage = header.get("stage")
         if stage not in ("testing", "benchmarking", "profiling"):
-            raise ForgedFrame(f"unknown stage {stage!r}")
-        done = _int(header, "done", 0, 10**6)
-        total = _int(header, "total", 0, 10**6)
-        detail = _text(header, "detail")[:200]
+            raise framing.ForgedFrame(f"unknown stage {stage!r}")
+        done = framing.header_int(header, "done", 0, 10**6)
+        total = framing.header_int(header, "total", 0, 10**6)
+        detail = framing.header_text(header, "detail")[:200]
         noun = {"testing": "case", "benchmarking": "shape", "profiling": "kernel list of"}[stage]
         self.stage_text = f"{stage} {noun} {done + 1}/{total} ({detail})"
         self.progress(stage, done, total, detail)
 
     def on_output(self, header: dict[str, Any], blob: Any) -> None:
-        name = _text(header, "name")
+        name = framing.header_text(header, "name")
         if blob is None or not any(t.name == name for t in self.spec.outputs):  # type: ignore[union-attr]
-            raise ForgedFrame(f"unexpected output frame {name!r}")
+            raise framing.ForgedFrame(f"unexpected output frame {name!r}")
         self.pending[name] = blob
 
     def where(self, header: dict[str, Any]) -> tuple[str, int, int]:
         if "case" in header:
-            return "case", _int(header, "case", 0, len(self.cases) - 1), 0
-        shape_index = _int(header, "shape", 0, len(self.shapes) - 1)
-        return "shape", shape_index, _int(header, "set", 0, self.config.pool_sets - 1)
+            return "case", framing.header_int(header, "case", 0, len(self.cases) - 1), 0
+        shape_index = framing.header_int(header, "shape", 0, len(self.shapes) - 1)
+        return "shape", shape_index, framing.header_int(header, "set", 0, self.config.pool_sets - 1)
 
     def shape_of(self, header: dict[str, Any]) -> ShapeState:
-        return self.shapes[_int(header, "shape", 0, len(self.shapes) - 1)]
+        return self.shapes[framing.header_int(header, "shape", 0, len(self.shapes) - 1)]
 
     def expected_for(self, seed: int, sizes: dict[str, int]) -> Expected:
         assert self.spec is not None
@@ -690,10 +693,10 @@ class Judging:
         else:
             shape = self.shapes[index]
             if set_index >= max(shape.pool_size, 1):
-                raise ForgedFrame("checked set outside the pool")
+                raise framing.ForgedFrame("checked set outside the pool")
             if shape.times is not None:
                 if set_index != shape.times["sets"][-1]:
-                    raise ForgedFrame("the final output is not from the final timed call's set")
+                    raise framing.ForgedFrame("the final output is not from the final timed call's set")
                 shape.checked_final = True
             sizes, label = dict(shape.sizes), f"benchmark {shape.name} (input set {set_index})"
             seed = shape.pool_seeds[set_index]
@@ -706,12 +709,12 @@ class Judging:
                 "inputs are read-only",
             )
             raise Finished
-        results = []
+        comparisons = []
         for tensor in spec.outputs:
             shape_ = tensor.concrete_shape(sizes)
             blob = self.pending.pop(tensor.name, None)
             if blob is None or len(blob) != nbytes(tensor.dtype, shape_):
-                raise ForgedFrame(f"output {tensor.name} missing or of the wrong size for {label}")
+                raise framing.ForgedFrame(f"output {tensor.name} missing or of the wrong size for {label}")
             got = from_bytes(blob, tensor.dtype, shape_, self.config.device)
             ref = expected.outputs.get(tensor.name)
             if ref is None or tuple(ref.shape) != shape_:
@@ -726,12 +729,12 @@ class Judging:
                 rel_l2=tol.rel_l2,
                 dtype_name=tensor.dtype,
             )
-            results.append((tensor.name, comparison))
+            comparisons.append((tensor.name, comparison))
             del got
         del expected
         if self.pending:
-            raise ForgedFrame(f"unexpected outputs {sorted(self.pending)}")
-        result = _case_result(label, sizes, results, spec.tolerance, bool(header.get("returned")))
+            raise framing.ForgedFrame(f"unexpected outputs {sorted(self.pending)}")
+        result = results.case_result(label, sizes, comparisons, spec.tolerance, bool(header.get("returned")))
         if kind == "case":
             self.case_results[index] = result
             self.report.cases = [r for r in self.case_results if r is not None]
@@ -748,14 +751,14 @@ class Judging:
         if self.shapes:
             label = self.shape_of(header).name
         else:
-            _int(header, "shape", 0, 0)
+            framing.header_int(header, "shape", 0, 0)
             label = self.cases[self.child_job_data["profile_case"]].name
         self.kernels_seen += 1
         names = header.get("names")
         if not isinstance(names, list) or not all(
             isinstance(n, list) and len(n) == 2 and isinstance(n[0], str) for n in names
         ):
-            raise ForgedFrame("bad kernel list")
+            raise framing.ForgedFrame("bad kernel list")
         if not self.report.kernels:
             self.report.kernels = [
                 KernelDigest(name=n[:500], duration_us=float(t) if isinstance(t, int | float) else None)
@@ -786,15 +789,15 @@ class Judging:
         sets = times.get("sets")
         drains = times.get("drains_us")
         if not (isinstance(values, list) and isinstance(sets, list) and isinstance(drains, list)):
-            raise ForgedFrame("bad times frame")
+            raise framing.ForgedFrame("bad times frame")
         if not values or len(values) != len(sets) or len(values) != len(drains):
-            raise ForgedFrame("times, sets and drains differ in length")
+            raise framing.ForgedFrame("times, sets and drains differ in length")
         if not all(isinstance(v, int | float) and math.isfinite(v) and v > 0 for v in values):
-            raise ForgedFrame("times must be positive finite numbers")
+            raise framing.ForgedFrame("times must be positive finite numbers")
         if not all(isinstance(s, int) and 0 <= s < max(shape.pool_size, 1) for s in sets):
-            raise ForgedFrame("a timed call used a set outside the pool")
+            raise framing.ForgedFrame("a timed call used a set outside the pool")
         if shape.timing_started is None or shape.times_received is None:
-            raise ForgedFrame("times without a timing start")
+            raise framing.ForgedFrame("times without a timing start")
         span_us = (shape.times_received - shape.timing_started) * 1e6
         total_us = math.fsum(values)
         if total_us > span_us * 1.01 + 200.0:
@@ -906,32 +909,9 @@ class Judging:
 
     def shape_timing(self, shape: ShapeState) -> ShapeTiming:
         assert self.spec is not None and shape.times is not None
-        summary = summarize(shape.times["times_us"])
-        flops = self.spec.cost.flops_for(shape.sizes)
-        nbytes = self.spec.cost.bytes_for(shape.sizes)
-        floor = self.floor_us(shape.sizes)
         baseline = self.config.baseline_cache.get((self.spec.slug, self.spec.ranking_hash, shape.name))
-        return ShapeTiming(
-            name=shape.name,
-            sizes=shape.sizes,
-            n=summary.n,
-            median_us=round(summary.median, 4),
-            mean_us=round(summary.mean, 4),
-            p10_us=round(summary.p10, 4),
-            p90_us=round(summary.p90, 4),
-            min_us=round(summary.min, 4),
-            ci_low_us=round(summary.ci_low, 4),
-            ci_high_us=round(summary.ci_high, 4),
-            flops=flops,
-            bytes=nbytes,
-            gbps=round(nbytes / (summary.median * 1e-6) / 1e9, 2),
-            tflops=round(flops / (summary.median * 1e-6) / 1e12, 4),
-            sol_pct=round(floor / summary.median * 100.0, 2) if floor > 0 else 0.0,
-            floor_us=round(floor, 4),
-            reference_median_us=round(baseline, 4) if baseline else None,
-            speedup_vs_reference=round(baseline / summary.median, 3) if baseline else None,
-            launch_cover_us=_cover_us(shape.times),
-            set_medians_us=_set_medians(shape.times),
+        return results.shape_timing(
+            self.spec, shape.name, shape.sizes, shape.times, self.floor_us(shape.sizes), baseline
         )
 
     # -- profile mode -------------------------------------------------------------------------
@@ -1002,35 +982,6 @@ def scrub_job_paths(text: str) -> str:
     return _JOB_PATH.sub("", text)
 
 
-def _write_job(out: Any, job: dict[str, Any], blob: bytes | None) -> None:
-    with contextlib.suppress(OSError, ValueError):
-        framing.write_frame(out, job, blob)
-
-
-def _read_frames(stream: Any, out: queue.Queue[tuple[float, dict[str, Any] | None, Any]], max_blob: int) -> None:
-    while True:
-        try:
-            header, blob = framing.read_frame(stream, max_blob=max_blob)
-        except (framing.ChannelClosed, OSError, ValueError) as exc:
-            if isinstance(exc, OSError | ValueError) and not isinstance(exc, framing.FrameError):
-                exc = framing.ChannelClosed(str(exc))
-            out.put((time.monotonic(), None, exc))
-            return
-        out.put((time.monotonic(), header, blob))
-
-
-def _int(header: dict[str, Any], key: str, low: int, high: int) -> int:
-    value = header.get(key)
-    if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
-        raise ForgedFrame(f"{key} must be an int in {low}..{high}, got {value!r}")
-    return value
-
-
-def _text(header: dict[str, Any], key: str) -> str:
-    value = header.get(key, "")
-    return value if isinstance(value, str) else str(value)
-
-
 def _volume(spec: specmod.ProblemSpec, sizes: dict[str, int]) -> int:
     return sum(t.nbytes(sizes) for t in spec.inputs + spec.outputs)
 
@@ -1039,62 +990,8 @@ def _outputs_bytes(spec: specmod.ProblemSpec, sizes: dict[str, int]) -> int:
     return max(t.nbytes(sizes) for t in spec.outputs)
 
 
-def _cover_us(times: dict[str, Any]) -> float | None:
-    value = times.get("cover_us")
-    if isinstance(value, int | float) and math.isfinite(value) and value >= 0:
-        return round(float(value), 1)
-    return None
-
-
-def _set_medians(times: dict[str, Any]) -> list[float]:
-    by_set: dict[int, list[float]] = {}
-    for value, index in zip(times["times_us"], times["sets"], strict=True):
-        by_set.setdefault(index, []).append(value)
-    return [round(statistics.median(by_set[k]), 3) for k in sorted(by_set)]
-
-
 def _sizes_text(sizes: dict[str, int]) -> str:
     return ", ".join(f"{k}={v}" for k, v in sizes.items())
-
-
-def _fmt(x: float) -> str:
-    return f"{x:.6g}"
-
-
-def _case_result(
-    label: str, sizes: dict[str, int], results: list[tuple[str, Any]], tolerance: Any, returned: bool
-) -> CaseResult:
-    failed = [(name, c) for name, c in results if not c.passed]
-    name, worst = failed[0] if failed else max(results, key=lambda r: r[1].max_abs_err)
-    result = CaseResult(
-        name=label,
-        sizes=sizes,
-        passed=not failed,
-        output=name,
-        max_abs_err=worst.max_abs_err,
-        max_rel_err=worst.max_rel_err,
-        rel_l2=worst.rel_l2,
-        tolerance=asdict(tolerance),
-        mismatch_count=worst.mismatch_count,
-        mismatches=[Mismatch(**m) for m in worst.mismatches],
-    )
-    if failed:
-        parts = []
-        for out_name, c in failed:
-            if c.unwritten == c.total:
-                parts.append(f"{out_name} was not written at all (every element still holds the poison value)")
-                continue
-            text = f"{out_name}: {c.reason}"
-            if c.mismatches:
-                m = c.mismatches[0]
-                text += f"; first at {m['index']}: expected {_fmt(m['expected'])}, got {_fmt(m['got'])}"
-            if c.unwritten:
-                text += f"; {c.unwritten} elements were never written (they still hold the poison value)"
-            parts.append(text)
-        if returned:
-            parts.append("solve() returned a value: results must be written into the output tensors, not returned")
-        result.message = "; ".join(parts)
-    return result
 
 
 def _time_baseline(module: Any, baseline: Callable[..., Any], case: specmod.Case, config: JudgeConfig) -> float:
@@ -1131,23 +1028,3 @@ def _static_system(config: JudgeConfig) -> dict[str, Any]:
     info = static_info(config.device, config.gpu_index)
     info["sandbox"] = launch.backend()
     return info
-
-
-def _finite(value: Any) -> Any:
-    if isinstance(value, float) and not math.isfinite(value):
-        return "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")
-    return value
-
-
-def _sanitize(report: Report) -> None:
-    """Replace NaN/Inf in the report by strings ("nan", "inf", "-inf"): JSON has no such numbers
-    and PostgreSQL's jsonb rejects them."""
-    for case in report.cases:
-        case.max_abs_err = _finite(case.max_abs_err)
-        case.max_rel_err = _finite(case.max_rel_err)
-        case.rel_l2 = _finite(case.rel_l2)
-        for m in case.mismatches:
-            m.expected = _finite(m.expected)
-            m.got = _finite(m.got)
-            m.abs_err = _finite(m.abs_err)
-            m.rel_err = _finite(m.rel_err)
