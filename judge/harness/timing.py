@@ -165,6 +165,17 @@ class SetOrder:
         return self.last
 
 
+def launch_cover_for(enqueue_us: list[float], policy: TimingPolicy) -> tuple[float, float]:
+    """(median host enqueue time of the last five warm-up calls, the cover for the timed calls):
+    three times that median, since the host's launch path varies from call to call, within the
+    policy's bounds; no cover when the policy turns it off or nothing was measured."""
+    if policy.cover_max_us <= 0 or not enqueue_us:
+        return 0.0, 0.0
+    recent = sorted(enqueue_us[-5:])
+    median = recent[len(recent) // 2]
+    return median, min(max(3.0 * median, policy.cover_min_us), policy.cover_max_us)
+
+
 def time_calls(
     call: Callable[[int], None],
     prepare: Callable[[int], None],
@@ -231,11 +242,8 @@ def time_calls(
         if count >= policy.warmup_min and stable:
             break
 
-    if device == "cuda" and policy.cover_max_us > 0:
-        # Three times the recent enqueue time: the host's launch path varies from call to call.
-        recent = sorted(enqueue_us[-5:])
-        run.enqueue_us = recent[len(recent) // 2]
-        run.cover_us = min(max(3.0 * run.enqueue_us, policy.cover_min_us), policy.cover_max_us)
+    if device == "cuda":
+        run.enqueue_us, run.cover_us = launch_cover_for(enqueue_us, policy)
     if on_timing_start is not None:
         on_timing_start()
     began = time.monotonic()

@@ -72,3 +72,30 @@ def test_checksums_see_a_single_flipped_bit_and_a_swap_of_two_elements() -> None
     z[3], z[4] = x[4].item(), x[3].item()
     assert checksum(z) != base
     assert checksum(x.to(torch.bfloat16)) != checksum(x.to(torch.float16))
+
+
+def test_the_launch_cover_is_three_times_the_recent_enqueue_time_within_bounds() -> None:
+    from judge.harness.timing import launch_cover_for
+
+    policy = TimingPolicy()
+    # The first warm-up call compiles (seconds on the host): only the last five calls count.
+    assert launch_cover_for([2_000_000.0, 30.0, 40.0, 35.0, 50.0, 45.0], policy) == (40.0, 120.0)
+    assert launch_cover_for([1.0, 2.0, 3.0], policy) == (2.0, policy.cover_min_us)
+    assert launch_cover_for([900.0] * 5, policy) == (900.0, policy.cover_max_us)
+    assert launch_cover_for([], policy) == (0.0, 0.0)
+    off = TimingPolicy(cover_max_us=0.0)
+    assert launch_cover_for([40.0] * 5, off) == (0.0, 0.0)
+
+
+def test_cpu_timing_has_no_launch_cover() -> None:
+    policy = TimingPolicy.for_cpu()
+    run = time_calls(
+        lambda i: None,
+        lambda i: None,
+        sets=2,
+        policy=policy,
+        device="cpu",
+        flusher=L2Flusher("cpu"),
+        rng=random.Random(0),
+    )
+    assert run.cover_us == 0.0 and run.enqueue_us == 0.0 and run.times_us
