@@ -39,20 +39,8 @@ class MemorySender:
         self.reports: list[Any] = []
 
     def progress(self, payload: dict[str, Any]) -> bool:
-        self.progress_events.append({**payload, "_arrived": time.perf_counter()})
+        self.progress_events.append(payload)
         return True
-
-    def timeline(self, since: float) -> str:
-        """Where one job's time went: seconds from its start to each progress event."""
-        parts = []
-        for event in self.progress_events:
-            if event["_arrived"] < since:
-                continue
-            stage = event.get("stage", "?")
-            done, total = event.get("done", 0), event.get("total", 0)
-            label = f"{stage} {done}/{total}" if total else stage
-            parts.append(f"{event['_arrived'] - since:6.2f} {label} {str(event.get('detail', ''))[:30]}")
-        return "\n".join(parts)
 
     def report(self, report: Any) -> bool:
         self.reports.append(report)
@@ -62,6 +50,15 @@ class MemorySender:
         return 0
 
 
+def timeline_text(timeline: list[list[Any]]) -> str:
+    """The report's timeline as lines: seconds since the job arrived, the step's own duration."""
+    lines, previous = [], 0.0
+    for event, at in timeline:
+        lines.append(f"  {at:7.2f} s  (+{at - previous:5.2f})  {event}")
+        previous = at
+    return "\n".join(lines)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=5, help="timed jobs per mode (after one warm-up)")
@@ -69,7 +66,7 @@ def main() -> int:
     parser.add_argument("--solution", default="triton_ok.py", help="file in problems/<slug>/solutions/")
     parser.add_argument("--language", default="triton")
     parser.add_argument("--write", action="store_true", help="update docs/benchmarks.md")
-    parser.add_argument("--timeline", action="store_true", help="print the last job's progress events per mode")
+    parser.add_argument("--timeline", action="store_true", help="print where the last job of each mode spent its time")
     args = parser.parse_args()
 
     try:
@@ -123,7 +120,7 @@ def main() -> int:
             if i > 0:
                 times.append(elapsed)
             if i == args.runs and args.timeline:
-                print(sender.timeline(t0), flush=True)
+                print(timeline_text(report.system.get("timeline_s", [])), flush=True)
         rows.append(
             {
                 "mode": mode,

@@ -97,6 +97,8 @@ def judge_job(
     finally:
         judging.cleanup()
     report.elapsed_s = round(time.monotonic() - began, 3)
+    judging.mark("cleaned up")
+    report.system["timeline_s"] = judging.timeline
     results.sanitize(report)
     judging.progress("done", 1, 1, report.verdict)
     return report
@@ -164,6 +166,8 @@ class Judging:
         self.stage_text = "starting"
         self.child: launch.Child | None = None
         self.pool: Any = None  # the warm pool this job's process came from, if any
+        # Where the job's time went: (event, seconds since the job arrived), shown in the report.
+        self.timeline: list[tuple[str, float]] = []
         self.clock_samples: list[dict[str, float]] = []
         # decided: the verdict is final. wrong: a correctness case failed (the remaining cases
         # still run so the report lists them all; the first failure keeps the verdict).
@@ -171,6 +175,10 @@ class Judging:
         self.wrong = False
 
     # -- helpers ------------------------------------------------------------------------------
+
+    def mark(self, event: str) -> None:
+        """Note when the parent finished handling `event` (the timeline in the report)."""
+        self.timeline.append((event, round(time.monotonic() - self.began, 3)))
 
     def progress(self, stage: str, done: int = 0, total: int = 0, detail: str = "") -> None:
         if self.on_progress is None:
@@ -268,9 +276,11 @@ class Judging:
                 )
 
         report.ceilings = config.get_ceilings()
+        self.mark("checked the source; ceilings")
         library: Path | None = None
         if job.language == "cuda":
             library = self.compile()
+            self.mark("compiled")
             if library is None:
                 return report
             if config.device == "cpu":
@@ -278,6 +288,7 @@ class Judging:
 
         if job.mode != "test":
             self.time_baselines()
+            self.mark("baselines")
         self.run_child(library)
         if report.verdict == "accepted" and job.mode == "profile":
             self.profile(library)
@@ -435,6 +446,7 @@ class Judging:
             pool=self.pool,
             work_dir=str(self.config.work_dir),
         )
+        self.mark("child started")
         if self.job.mode == "test":
             self.refill_pool()  # nothing is timed in a test run: the next process can start beside it
         assert self.child.job_out is not None and self.child.results_in is not None
@@ -569,6 +581,7 @@ class Judging:
                 if self.ready:
                     raise framing.ForgedFrame("a second ready frame")
                 self.ready = True
+                self.mark("child ready")
                 self.deadline = arrived + self.limit_seconds()
                 self.stage_text = "loading your code"
             elif kind == "stage":
@@ -577,19 +590,23 @@ class Judging:
                 self.on_output(header, blob)
             elif kind == "checked":
                 self.on_checked(header)
+                self.mark(self.checked_label(header))
             elif kind == "kernels":
                 self.on_kernels(header)
             elif kind == "pool":
                 shape = self.shape_of(header)
                 shape.pool_size = framing.header_int(header, "size", 1, len(shape.pool_seeds))
+                self.mark(f"{shape.name}: input pool made")
                 shape.flush_bytes = framing.header_int(header, "flush_bytes", 0, 1 << 40)
             elif kind == "timing_start":
                 shape = self.shape_of(header)
                 shape.timing_started = arrived
+                self.mark(f"{shape.name}: warmed up")
             elif kind == "times":
                 shape = self.shape_of(header)
                 shape.times = header
                 shape.times_received = arrived
+                self.mark(f"{shape.name}: timed")
                 self.on_times(shape)
                 self.sample_clocks(shape)
             elif kind == "await":
@@ -612,12 +629,19 @@ class Judging:
                 raise Finished
             elif kind == "done":
                 self.completed = True
+                self.mark("child done")
                 self.refill_pool()  # the timing is over
                 if not self.decided:
                     self.conclude()
                 return
             else:
                 raise framing.ForgedFrame(f"unknown frame kind {kind!r}")
+
+    def checked_label(self, header: dict[str, Any]) -> str:
+        kind, index, set_index = self.where(header)
+        if kind == "case":
+            return f"case {self.cases[index].name}: checked"
+        return f"{self.shapes[index].name}: output of set {set_index} checked"
 
     def refill_pool(self) -> None:
         """Start the pool's next process now rather than when this one has exited, so a job

@@ -347,3 +347,18 @@ def test_the_secret_never_reaches_the_child() -> None:
     report = judge(source, config=config)
     assert report.verdict == "accepted", report.message
     assert "searched" in report.stdout and "FOUND" not in report.stdout
+
+
+def test_the_report_says_where_the_jobs_time_went() -> None:
+    report = judge("import torch\n\ndef solve(a, b, c, n):\n    torch.add(a, b, out=c)\n", mode="benchmark")
+    assert report.verdict == "accepted", report.message
+    timeline = report.system["timeline_s"]
+    events = [event for event, _ in timeline]
+    seconds = [at for _, at in timeline]
+    assert seconds == sorted(seconds) and seconds[-1] <= report.elapsed_s
+    assert events[0] == "checked the source; ceilings" and events[-1] == "cleaned up"
+    assert "child ready" in events and "child done" in events
+    assert sum(e.startswith("case ") for e in events) == len(report.cases)
+    for shape in report.benchmarks:
+        assert f"{shape.name}: warmed up" in events and f"{shape.name}: timed" in events
+    json.dumps(timeline)  # travels in the report as it is
