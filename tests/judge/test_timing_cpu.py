@@ -6,6 +6,7 @@ import itertools
 import random
 import time
 
+import pytest
 import torch
 
 from judge.harness.tensors import checksum
@@ -99,3 +100,23 @@ def test_cpu_timing_has_no_launch_cover() -> None:
         rng=random.Random(0),
     )
     assert run.cover_us == 0.0 and run.enqueue_us == 0.0 and run.times_us
+
+
+def test_a_gpu_child_gets_one_hardware_queue_and_the_timing_switches_come_from_the_environment(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from judge.harness.config import JudgeConfig
+    from judge.harness.judging import child_env
+
+    # One hardware queue keeps side streams from starting before the start event.
+    assert child_env(JudgeConfig(device="cuda"))["CUDA_DEVICE_MAX_CONNECTIONS"] == "1"
+    assert "CUDA_DEVICE_MAX_CONNECTIONS" not in child_env(JudgeConfig(device="cpu"))
+    default = JudgeConfig(device="cuda").timing_policy()
+    assert default.flush == "read" and default.cover_max_us > 0 and default.outputs_per_set
+    monkeypatch.setenv("GRIDSTRIDE_FLUSH", "write")
+    monkeypatch.setenv("GRIDSTRIDE_LAUNCH_COVER", "0")
+    changed = JudgeConfig(device="cuda").timing_policy()
+    assert changed.flush == "write" and changed.cover_max_us == 0
+    monkeypatch.setenv("GRIDSTRIDE_FLUSH", "sideways")
+    with pytest.raises(ValueError, match="GRIDSTRIDE_FLUSH"):
+        JudgeConfig(device="cuda").timing_policy()
