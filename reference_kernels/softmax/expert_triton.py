@@ -63,6 +63,8 @@ def solve(x: torch.Tensor, y: torch.Tensor, m: int, n: int) -> None:
         block_n = triton.next_power_of_2(n)
         rows = max(1, min(64, 4096 // block_n))
         warps = max(1, min(16, rows * block_n // 512))
+        if block_n > 16384:  # 16 warps would need more than 128 registers a thread and spill (ptxas -v)
+            warps = 32
         grid = (triton.cdiv(m, rows),)
         _softmax_rows[grid](x, y, m, n, ROWS=rows, BLOCK_N=block_n, EVEN_N=block_n == n, num_warps=warps)
     else:
