@@ -5,8 +5,9 @@ For each problem it
    nvcc command line, called through ctypes like a submission), plus PyTorch's baseline, on a
    few correctness cases (small odd sizes and the gpu_only cases) with NaN-poisoned outputs,
    compared with the fp64 reference under the problem's tolerance;
-2. times them on every benchmark shape: CUDA events around the call, an L2 flush (a write of
-   twice the L2 size) before each call, median of --reps calls after warm-up; the timed
+2. times them on every benchmark shape: CUDA events around the call, an L2 flush (a read of
+   twice the L2 size) before each call, median of --reps calls after warm-up, all queued ahead
+   so the host's launch latency stays out of the events; the timed
    outputs are checked against the reference too;
 3. measures its own ceilings: device copy bandwidth (a large torch copy: bytes read + written
    over time) and the bf16 torch.matmul rate at 8192^3 and at each matmul shape;
@@ -83,7 +84,10 @@ class Timer:
         self.reps = reps
         self.max_seconds = max_seconds
         l2 = getattr(torch.cuda.get_device_properties(0), "L2_cache_size", 64 << 20) or (64 << 20)
-        self.flush_buffer = torch.empty(2 * l2 // 4 + 1024, dtype=torch.float32, device="cuda")
+        # Read, not written, as the judge does: a written flush leaves dirty lines whose
+        # write-back lands in the next timed call (about 5 us per call on the H200).
+        self.flush_buffer = torch.ones(2 * l2 // 8 + 1024, dtype=torch.int64, device="cuda")
+        self.flush_sum = torch.empty((), dtype=torch.int64, device="cuda")
 
     def median_us(self, fn: Callable[[], Any]) -> tuple[float, int]:
         """Median over reps of fn() alone, with an L2 flush queued before each call."""
@@ -98,7 +102,7 @@ class Timer:
             fn()
         pairs = []
         for _ in range(reps):
-            self.flush_buffer.zero_()
+            torch.sum(self.flush_buffer, dim=0, out=self.flush_sum)
             start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
             start.record()
             fn()
