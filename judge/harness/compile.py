@@ -1,7 +1,9 @@
 """CUDA C++ submissions: nvcc in the sandbox, a trusted cache of compiled libraries.
 
-`nvcc -shared -Xcompiler -fPIC -O3 -arch=sm_XY` (XY from the worker's GPU) builds a shared
-library exposing `extern "C" void solve(...)`, later called through ctypes. Compilation runs as
+`nvcc -shared -Xcompiler -fPIC -O3 -gencode=arch=compute_XYa,code=sm_XYa` (XY from the worker's
+GPU; the architecture-specific "a" target from sm_90 on, so Hopper's wgmma, setmaxnreg and TMA
+multicast are available; `-arch=sm_XY` before that) builds a shared library exposing
+`extern "C" void solve(...)`, later called through ctypes. Compilation runs as
 untrusted work (nvcc parses attacker-controlled source): in the sandbox, with its own time and
 output limits, the source written into its private /tmp by the launcher. The library comes back
 through a pipe (sandbox.run_collect), and only this process writes the cache, keyed by source
@@ -64,9 +66,22 @@ def gpu_arch(device: str) -> str:
     return "sm_90"
 
 
+def arch_flags(arch: str) -> list[str]:
+    """nvcc's target for sm_XY. From compute capability 9.0 on, the architecture-specific target
+    (sm_90a): a library is built for the worker's own GPU, and without it wgmma and setmaxnreg do
+    not assemble. The -gencode form, because `-arch=sm_90a` also runs a plain sm_90 pass that
+    rejects those instructions (nvcc 13.0)."""
+    digits = arch.removeprefix("sm_")
+    if not digits.isdigit():
+        raise ValueError(f"not an sm_XY architecture: {arch!r}")
+    if int(digits) >= 90:
+        return [f"-gencode=arch=compute_{digits}a,code=sm_{digits}a"]
+    return [f"-arch={arch}"]
+
+
 def cache_key(source: str, arch: str, version: str) -> str:
     digest = hashlib.sha256()
-    for part in (source, arch, version, " ".join(FLAGS)):
+    for part in (source, arch, version, " ".join(FLAGS + arch_flags(arch))):
         digest.update(part.encode())
         digest.update(b"\0")
     return digest.hexdigest()[:40]
@@ -93,7 +108,7 @@ def compile_cuda(
         return CompileOutcome(verdict=None, library=target, cached=True, seconds=time.monotonic() - began)
 
     exit_, collected = launch.run_files(
-        [nvcc, *FLAGS, f"-arch={arch}", "-o", "{dir}/solution.so", "solution.cu"],
+        [nvcc, *FLAGS, *arch_flags(arch), "-o", "{dir}/solution.so", "solution.cu"],
         limits=launch.RunLimits(wall_seconds=seconds, max_output_bytes=64 << 10, memory_bytes=8 << 30),
         env=env,
         gpu=None,

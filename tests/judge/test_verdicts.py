@@ -219,6 +219,30 @@ def test_cuda_that_compiles_on_a_cpu_host_is_rejected_as_not_run() -> None:
 
 
 @needs_nvcc
+def test_hopper_only_instructions_assemble_for_an_h100_or_h200() -> None:
+    # wgmma.fence and setmaxnreg exist only for the sm_90a target: a CPU host compiles for sm_90.
+    source = CUDA_ADD.replace(
+        "    if (i < n) c[i] = a[i] + b[i];",
+        '    asm volatile("wgmma.fence.sync.aligned;");\n'
+        '    asm volatile("setmaxnreg.inc.sync.aligned.u32 232;");\n'
+        "    if (i < n) c[i] = a[i] + b[i];",
+    )
+    assert source != CUDA_ADD
+    report = judge(source, language="cuda")
+    assert report.verdict == "rejected" and report.message == CPU_CUDA_MESSAGE, report.compile_log
+
+
+def test_nvcc_targets_the_architecture_specific_variant_from_hopper_on() -> None:
+    from judge.harness.compile import arch_flags
+
+    assert arch_flags("sm_90") == ["-gencode=arch=compute_90a,code=sm_90a"]
+    assert arch_flags("sm_100") == ["-gencode=arch=compute_100a,code=sm_100a"]
+    assert arch_flags("sm_80") == ["-arch=sm_80"]
+    with pytest.raises(ValueError):
+        arch_flags("compute_90; rm -rf /")
+
+
+@needs_nvcc
 def test_a_cuda_compile_error_carries_the_compilers_message_without_host_paths() -> None:
     report = judge(CUDA_ADD.replace("c[i] = a[i] + b[i];", "c[i] = a[i] + undefined_thing;"), language="cuda")
     assert report.verdict == "compile_error"
