@@ -48,6 +48,7 @@ from judge.harness.errors import scrub_paths, syntax_error_message, trim, user_t
 from judge.harness.guard import Guard
 from judge.harness.tensors import DTYPES, checksum, poison_, to_bytes
 from judge.harness.timing import L2Flusher, TimingPolicy, time_calls
+from judge.harness.warmup import warm_up
 
 MAX_LIBRARY_BYTES = 64 << 20
 
@@ -661,6 +662,8 @@ def main(argv: list[str] | None = None) -> int:
     if device == "cuda":
         torch.cuda.init()
         torch.empty(1, device="cuda")  # create the context before the job arrives (warm start)
+    # Not before ncu: a profiler session of our own would be in its way.
+    warmed = [] if args.job_file else warm_up(device)
 
     if args.job_file:
         with open(args.job_file, "rb") as fh:
@@ -679,7 +682,7 @@ def main(argv: list[str] | None = None) -> int:
     code = 0
     # The time limit starts now: the process start-up (imports, CUDA context) is the judge's.
     with contextlib.suppress(Exception):
-        channel.send({"kind": "ready"})
+        channel.send({"kind": "ready", "warmed": warmed})
     try:
         materialize(job, library)
         if job.get("ncu"):

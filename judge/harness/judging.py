@@ -581,6 +581,9 @@ class Judging:
                 if self.ready:
                     raise framing.ForgedFrame("a second ready frame")
                 self.ready = True
+                warmed = header.get("warmed")
+                if isinstance(warmed, list) and all(isinstance(w, str) for w in warmed):
+                    self.report.system["child_warmed_up"] = [w[:40] for w in warmed[:8]]
                 self.mark("child ready")
                 self.deadline = arrived + self.limit_seconds()
                 self.stage_text = "loading your code"

@@ -81,6 +81,8 @@ def test_an_honest_triton_kernel_is_accepted_with_full_statistics_and_system_inf
         assert shape.speedup_vs_reference is not None  # vector_add defines baseline()
     assert any("add_kernel" in k.name for k in report.kernels)
     assert report.sol_pct is not None and report.score_us > 0
+    # The warm child paid for Triton's first compile and the profiler's first session itself.
+    assert {"import triton", "triton compile", "profiler"} <= set(report.system["child_warmed_up"])
 
 
 def test_the_drain_check_rejects_work_hidden_on_a_side_stream() -> None:

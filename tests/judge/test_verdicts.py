@@ -386,3 +386,10 @@ def test_the_report_says_where_the_jobs_time_went() -> None:
     for shape in report.benchmarks:
         assert f"{shape.name}: warmed up" in events and f"{shape.name}: timed" in events
     json.dumps(timeline)  # travels in the report as it is
+
+
+def test_the_child_imports_triton_before_its_job_arrives() -> None:
+    # On a CPU host the warm-up is the import (Triton's compiler and the profiler need a GPU).
+    report = judge("import torch\n\ndef solve(a, b, c, n):\n    torch.add(a, b, out=c)\n")
+    assert report.verdict == "accepted", report.message
+    assert report.system["child_warmed_up"] == ["import triton"]

@@ -1,0 +1,65 @@
+"""What a warm child does before its job arrives, so the job does not pay for it.
+
+A pool process (sandbox.WarmPool) waits for its one job with torch imported and a CUDA context
+created. A job then still paid, on its own clock, for importing Triton, for Triton's first
+compilation (loading its compiler back end), for the profiler's first session (CUPTI) that the
+kernel-list check opens, and for importing CuPy. Running all of them once here, with the judge's
+own code before any submitted code is loaded, moves that cost off the job's path.
+
+Each step is best-effort: a failure here is not hidden, only deferred, because the job itself
+does the same thing again and reports what goes wrong there.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import warnings
+
+import torch
+
+
+def warm_up(device: str) -> list[str]:
+    """Run the steps for `device`; returns the names of those that completed."""
+    done: list[str] = []
+    with contextlib.suppress(Exception):
+        import triton
+        import triton.language  # noqa: F401
+
+        done.append("import triton")
+    if device != "cuda":
+        return done
+    with contextlib.suppress(Exception):
+        _first_triton_kernel()
+        done.append("triton compile")
+    with contextlib.suppress(Exception):
+        _first_profiler_session()
+        done.append("profiler")
+    with contextlib.suppress(Exception):
+        import cupy  # noqa: F401
+
+        done.append("import cupy")
+    torch.cuda.synchronize()
+    return done
+
+
+def _first_triton_kernel() -> None:
+    from judge.harness.warmup_kernel import fill
+
+    x = torch.empty(1024, device="cuda")
+    fill[(1,)](x, 1024, 1.0, BLOCK=1024)
+    torch.cuda.synchronize()
+    if not bool((x == 1.0).all()):
+        raise RuntimeError("the warm-up kernel computed the wrong values")
+
+
+def _first_profiler_session() -> None:
+    from torch.profiler import ProfilerActivity, profile
+
+    x = torch.empty(1 << 16, device="cuda")
+    torch.cuda.synchronize()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with profile(activities=[ProfilerActivity.CUDA]) as prof:
+            x.fill_(1.0)
+            torch.cuda.synchronize()
+    prof.events()  # the trace is processed lazily: pay for that here too
