@@ -102,6 +102,16 @@ class ShapeRow:
     speedup: float | None
     reference_median_us: float | None
     memory_bound: bool
+    # How it was timed, shown on hover: the GPU-side wait before each call and the spread of
+    # the per-input-set medians (docs/judging.md, section 5).
+    method_note: str = ""
+
+
+@dataclass
+class TimelineRow:
+    event: str
+    at_s: float
+    step_s: float
 
 
 @dataclass
@@ -133,6 +143,7 @@ class ReportView:
     rank: int | None = None
     rank_tied: bool = False
     board_url: str = ""
+    timeline: list[TimelineRow] = field(default_factory=list)
 
 
 def _tolerance_text(tol: dict[str, Any]) -> str:
@@ -208,7 +219,32 @@ def _shape(data: dict[str, Any], bandwidth: float | None, peak: float | None) ->
         speedup=data.get("speedup_vs_reference") or None,
         reference_median_us=data.get("reference_median_us"),
         memory_bound=memory_bound,
+        method_note=_method_note(data),
     )
+
+
+def _method_note(data: dict[str, Any]) -> str:
+    parts = []
+    cover = data.get("launch_cover_us")
+    if isinstance(cover, int | float) and cover > 0:
+        parts.append(f"launch cover {units.sig(float(cover), 3)} µs before each call")
+    sets = [v for v in data.get("set_medians_us") or [] if isinstance(v, int | float) and v > 0]
+    if len(sets) > 1:
+        parts.append(f"{len(sets)} input sets, medians {units.sig(min(sets), 4)} to {units.sig(max(sets), 4)} µs")
+    return "; ".join(parts)
+
+
+def _timeline(raw: Any) -> list[TimelineRow]:
+    """The judge's (event, seconds since the job arrived) pairs, with each step's own duration."""
+    rows: list[TimelineRow] = []
+    previous = 0.0
+    for item in raw if isinstance(raw, list) else []:
+        if not (isinstance(item, list | tuple) and len(item) == 2 and isinstance(item[1], int | float)):
+            continue
+        at = float(item[1])
+        rows.append(TimelineRow(event=str(item[0])[:80], at_s=at, step_s=max(at - previous, 0.0)))
+        previous = at
+    return rows
 
 
 def _label(key: str) -> str:
@@ -224,10 +260,17 @@ def _flatten(data: dict[str, Any], prefix: str = "") -> list[tuple[str, str]]:
         if isinstance(value, dict):
             rows += _flatten(value, f"{name}.")
         elif isinstance(value, list):
-            rows.append((_label(name), ", ".join(str(v) for v in value)))
+            rows.append((_label(name), "; ".join(_compact(v) for v in value)))
         else:
             rows.append((_label(name), _with_unit(key, value)))
     return rows
+
+
+def _compact(value: Any) -> str:
+    """One list item: a dict (a clock sample per shape, say) as "key value" pairs."""
+    if isinstance(value, dict):
+        return ", ".join(f"{_label(str(k))} {_with_unit(str(k), v)}" for k, v in value.items())
+    return str(value)
 
 
 def _with_unit(key: str, value: Any) -> str:
@@ -309,14 +352,19 @@ def build(
         compile_log=link_line_numbers(str(report.get("compile_log") or "")),
         stdout=str(report.get("stdout") or ""),
         stderr=link_line_numbers(str(report.get("stderr") or "")),
-        system=_flatten(report.get("system") or {}),
+        system=_flatten({k: v for k, v in (report.get("system") or {}).items() if k not in _SHOWN_APART}),
         ceilings=_flatten(ceilings),
         kernels=list(report.get("kernels") or []),
         elapsed_s=report.get("elapsed_s"),
         chart=chart,
         chart_points=points,
         gpu_name=_gpu_name(report.get("system") or {}, gpu_model),
+        timeline=_timeline((report.get("system") or {}).get("timeline_s")),
     )
+
+
+# System entries with a view of their own (not the key/value list).
+_SHOWN_APART = ("timeline_s",)
 
 
 def _gpu_name(system: dict[str, Any], gpu_model: str) -> str:
