@@ -98,8 +98,13 @@ class JudgeConfig:
         policy.flush = os.environ.get("GRIDSTRIDE_FLUSH", policy.flush)
         if policy.flush not in ("read", "write"):
             raise ValueError(f"GRIDSTRIDE_FLUSH must be read or write, not {policy.flush!r}")
-        if os.environ.get("GRIDSTRIDE_LAUNCH_COVER", "1") == "0":
+        cover = os.environ.get("GRIDSTRIDE_LAUNCH_COVER", "sleep")
+        if cover == "0":
             policy.cover_max_us = 0.0
+        elif cover in ("sleep", "fill"):
+            policy.cover_kind = cover
+        else:
+            raise ValueError(f"GRIDSTRIDE_LAUNCH_COVER must be sleep, fill or 0, not {cover!r}")
         return policy
 
     def get_ceilings(self) -> dict[str, float]:

@@ -48,6 +48,9 @@ class TimingPolicy:
     cover_min_us: float = 20.0
     cover_max_us: float = 500.0
     flush: str = "read"  # or "write" (see L2Flusher)
+    # "sleep": one thread spins (torch.cuda._sleep); "fill": every thread slot of the GPU spins
+    # (cover_kernel.py), so a side stream cannot run beside the cover whatever its priority.
+    cover_kind: str = "sleep"
 
     @classmethod
     def for_cpu(cls) -> TimingPolicy:
@@ -124,10 +127,26 @@ class L2Flusher:
 
 
 class LaunchCover:
-    """A GPU-side wait of a chosen length on the current stream (torch.cuda._sleep spins one
-    thread for a number of clock cycles; cycles per microsecond are measured once here)."""
+    """A GPU-side wait of a chosen length on the current stream.
 
-    def __init__(self) -> None:
+    "sleep": torch.cuda._sleep spins one thread for a number of clock cycles (cycles per
+    microsecond are measured once here). "fill": cover_kernel.spin on two 1024-thread blocks per
+    multiprocessor, each spinning on the nanosecond timer.
+    """
+
+    def __init__(self, kind: str = "sleep") -> None:
+        if kind not in ("sleep", "fill"):
+            raise ValueError(f"unknown launch cover {kind!r}")
+        self.kind = kind
+        self.cycles_per_us = 0.0
+        if kind == "fill":
+            from judge.harness.cover_kernel import spin
+
+            self.spin = spin
+            self.grid = (2 * torch.cuda.get_device_properties(torch.cuda.current_device()).multi_processor_count,)
+            self.wait(10.0)  # compile now, not inside the first timed call
+            torch.cuda.synchronize()
+            return
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         cycles = 200_000
         rates = []
@@ -140,7 +159,11 @@ class LaunchCover:
         self.cycles_per_us = sorted(rates)[1]
 
     def wait(self, microseconds: float) -> None:
-        if microseconds > 0:
+        if microseconds <= 0:
+            return
+        if self.kind == "fill":
+            self.spin[self.grid](int(microseconds * 1000.0), num_warps=32)
+        else:
             _gpu_sleep(int(microseconds * self.cycles_per_us))
 
 
@@ -197,7 +220,7 @@ def time_calls(
         start = torch.cuda.Event(enable_timing=True)
         end = torch.cuda.Event(enable_timing=True)
         sync = torch.cuda.synchronize
-        cover = LaunchCover() if policy.cover_max_us > 0 else None
+        cover = LaunchCover(policy.cover_kind) if policy.cover_max_us > 0 else None
 
         def one(index: int) -> tuple[float, float]:
             prepare(index)

@@ -108,7 +108,8 @@ def solve(a, b, c, n):
 """
 
 
-def test_side_stream_work_cannot_start_before_the_timed_window() -> None:
+@pytest.mark.parametrize("cover_kind", ["sleep", "fill"])
+def test_side_stream_work_cannot_start_before_the_timed_window(cover_kind: str) -> None:
     # The harness's stream is busy with the L2 flush and the launch cover (a GPU-side wait
     # sized from the host's enqueue time, which this solve() inflates) right before the start
     # event. A top-priority side stream doing the real work in that gap, joined back before
@@ -127,8 +128,9 @@ def test_side_stream_work_cannot_start_before_the_timed_window() -> None:
         time.sleep(0.0003)  # a slow host path: the launch cover grows to its 500 us cap
         torch.cuda.current_stream().wait_event(done)
     """
-    honest = judge(PYTORCH_ADD, "pytorch")
-    report = judge(source, "pytorch")
+    config = quick_config(cover_kind=cover_kind)
+    honest = judge(PYTORCH_ADD, "pytorch", config=config)
+    report = judge(source, "pytorch", config=config)
     assert honest.verdict == "accepted", honest.message
     assert report.verdict == "accepted", report.message
     for cheat, fair in zip(report.benchmarks, honest.benchmarks, strict=True):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import random
 import time
+from typing import Any
 
 import pytest
 import torch
@@ -113,10 +114,44 @@ def test_a_gpu_child_gets_one_hardware_queue_and_the_timing_switches_come_from_t
     assert "CUDA_DEVICE_MAX_CONNECTIONS" not in child_env(JudgeConfig(device="cpu"))
     default = JudgeConfig(device="cuda").timing_policy()
     assert default.flush == "read" and default.cover_max_us > 0 and default.outputs_per_set
+    assert default.cover_kind == "sleep"
     monkeypatch.setenv("GRIDSTRIDE_FLUSH", "write")
     monkeypatch.setenv("GRIDSTRIDE_LAUNCH_COVER", "0")
     changed = JudgeConfig(device="cuda").timing_policy()
     assert changed.flush == "write" and changed.cover_max_us == 0
+    monkeypatch.setenv("GRIDSTRIDE_LAUNCH_COVER", "fill")
+    assert JudgeConfig(device="cuda").timing_policy().cover_kind == "fill"
+    monkeypatch.setenv("GRIDSTRIDE_LAUNCH_COVER", "sometimes")
+    with pytest.raises(ValueError, match="GRIDSTRIDE_LAUNCH_COVER"):
+        JudgeConfig(device="cuda").timing_policy()
+    monkeypatch.setenv("GRIDSTRIDE_LAUNCH_COVER", "sleep")
     monkeypatch.setenv("GRIDSTRIDE_FLUSH", "sideways")
     with pytest.raises(ValueError, match="GRIDSTRIDE_FLUSH"):
         JudgeConfig(device="cuda").timing_policy()
+
+
+def test_the_judges_own_gpu_kernels_compile_for_hopper_without_a_gpu() -> None:
+    # They only run on GPU hosts; compile them here (Triton's compiler and ptxas need no GPU)
+    # so a mistake shows up in CI, not as every benchmark failing on the H200.
+    from triton.backends.compiler import GPUTarget
+    from triton.compiler import ASTSource
+
+    from judge.harness.cover_kernel import spin
+    from judge.harness.warmup_kernel import fill
+
+    target = GPUTarget("cuda", 90, 32)
+    cover = triton_compile(ASTSource(fn=spin, signature={"duration_ns": "i64"}), target, num_warps=32)
+    ptx = cover.asm["ptx"]
+    assert ".reqntid 1024" in ptx and ptx.count("%globaltimer") >= 2  # a timed spin, 1024 threads a block
+    warm = ASTSource(
+        fn=fill,
+        signature={"x_ptr": "*fp32", "n": "i32", "value": "fp32", "BLOCK": "constexpr"},
+        constexprs={"BLOCK": 1024},
+    )
+    assert "st.global" in triton_compile(warm, target, num_warps=4).asm["ptx"]
+
+
+def triton_compile(source: Any, target: Any, num_warps: int) -> Any:
+    import triton
+
+    return triton.compile(source, target=target, options={"num_warps": num_warps})
