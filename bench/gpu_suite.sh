@@ -29,8 +29,8 @@ for s in "${steps[@]}"; do
     experts) step experts 300 python3 bench/expert_kernels.py ;;
     selftest) step selftest 540 python3 -m judge selftest ;;
     repeat_ab) step repeat_ab 300 bash -c 'for v in 1 0; do echo "GRIDSTRIDE_OUTPUTS_PER_SET=$v"; GRIDSTRIDE_OUTPUTS_PER_SET=$v python3 bench/repeat_probe.py vector_add triton reference_kernels/vector_add/expert_triton.py 4; done' ;;
-    precision_a) step precision_a 300 python3 bench/precision.py --in-worker --problems vector_add softmax reduction ;;
-    precision_b) step precision_b 300 python3 bench/precision.py --in-worker --problems matmul paged_attention ;;
+    precision_a) step precision_a "${PRECISION_LIMIT:-450}" python3 bench/precision.py --in-worker --problems vector_add softmax reduction ;;
+    precision_b) step precision_b "${PRECISION_LIMIT:-450}" python3 bench/precision.py --in-worker --problems matmul paged_attention ;;
     precision) step precision 580 python3 bench/precision.py ;;
     overhead) step overhead 300 python3 bench/sandbox_overhead.py --gpu 0 --jobs 20 --heavy-jobs 8 ;;
     pipeline) step pipeline 300 bash -c 'if [[ -d .whl ]]; then python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/*.whl && export PYTHONPATH=/tmp/site; fi; python3 bench/pipeline_gpu.py --write' ;;
