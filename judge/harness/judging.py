@@ -611,7 +611,6 @@ class Judging:
                 shape.times_received = arrived
                 self.mark(f"{shape.name}: timed")
                 self.on_times(shape)
-                self.sample_clocks(shape)
             elif kind == "await":
                 self.send_go(not self.decided and not self.wrong)
             elif kind == "violation":
@@ -633,6 +632,7 @@ class Judging:
             elif kind == "done":
                 self.completed = True
                 self.mark("child done")
+                self.sample_clocks()
                 self.refill_pool()  # the timing is over
                 if not self.decided:
                     self.conclude()
@@ -871,16 +871,16 @@ class Judging:
         compute_s = cost.flops_for(sizes) / (roof * 1e12)
         return max(memory_s, compute_s) * 1e6
 
-    def sample_clocks(self, shape: ShapeState) -> None:
-        """The clocks right after a shape's timing (nvidia-smi is not run beside timed calls: it
-        takes driver locks and a CPU while the child's launches need both)."""
-        if self.config.device != "cuda":
+    def sample_clocks(self) -> None:
+        """The clocks right after the last shape's timing: once, and never beside timed calls
+        (nvidia-smi takes driver locks and a CPU while the child's launches need both)."""
+        if self.config.device != "cuda" or not any(s.times for s in self.shapes):
             return
         from judge.harness.sysinfo import clocks
 
         found = clocks(self.config.gpu_index)
         if found:
-            self.clock_samples.append({"shape": shape.name, **found})  # type: ignore[dict-item]
+            self.clock_samples.append({"shape": "after the last shape", **found})  # type: ignore[dict-item]
 
     # -- the verdict --------------------------------------------------------------------------
 
