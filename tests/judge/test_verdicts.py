@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import math
 import shutil
+import time
+from typing import Any
 
 import pytest
 
@@ -393,3 +395,34 @@ def test_the_child_imports_triton_before_its_job_arrives() -> None:
     report = judge("import torch\n\ndef solve(a, b, c, n):\n    torch.add(a, b, out=c)\n")
     assert report.verdict == "accepted", report.message
     assert report.system["child_warmed_up"] == ["import triton"]
+
+
+def test_a_test_run_starts_the_next_warm_process_while_it_runs_and_only_one() -> None:
+    config = JudgeConfig(device="cpu", limit_cap_seconds=60)
+    source = "import torch\n\ndef solve(a, b, c, n):\n    torch.add(a, b, out=c)\n"
+    assert judge(source, config=config).verdict == "accepted"  # creates the pool
+    pool = config.pool
+    if not pool:
+        pytest.skip("no sandbox on this host, so no warm pool")
+    spawned: list[float] = []
+    spawn = pool._spawn
+
+    def logged_spawn() -> Any:
+        spawned.append(time.monotonic())
+        return spawn()
+
+    pool._spawn = logged_spawn
+    try:
+        called = time.monotonic()
+        report = judge(source, config=config)
+        assert report.verdict == "accepted", report.message
+        time.sleep(2)  # let the old process exit: its exit must not start a second one
+        deadline = time.monotonic() + 30
+        while pool._filling and time.monotonic() < deadline:
+            time.sleep(0.05)
+    finally:
+        pool._spawn = spawn
+    ready = dict(report.system["timeline_s"])["child ready"]
+    # Exactly one replacement, started as the job began (not when its process exited).
+    assert len(spawned) == 1 and spawned[0] < called + ready, (spawned, called, ready)
+    assert len(pool._idle) == 1
