@@ -201,6 +201,7 @@ def write_doc(broker: str, lines: list[str]) -> None:
     """Replace this setup's rows in the Pipeline section; other sections stay as they are."""
     text = DOC.read_text() if DOC.exists() else "# Benchmarks\n"
     start = text.find("## Pipeline")
+    notes = ""
     if start == -1:
         section_rows: list[str] = []
         before, after = text.rstrip() + "\n\n", ""
@@ -209,15 +210,21 @@ def write_doc(broker: str, lines: list[str]) -> None:
         end = len(text) if end == -1 else end + 1
         section = text[start:end]
         before, after = text[:start], text[end:]
+        section_lines = section.splitlines()
         section_rows = [
-            line for line in section.splitlines() if line.startswith("| ") and not line.startswith(("| setup", "| ---"))
+            line for line in section_lines if line.startswith("| ") and not line.startswith(("| setup", "| ---"))
         ]
+        # Notes written under the table (what the numbers mean) stay.
+        last_row = max(i for i, line in enumerate(section_lines) if line.startswith("| ")) if section_rows else 0
+        notes = "\n".join(section_lines[last_row + 1 :]).strip()
     label = "| Redis" if broker == "redis" else "| filesystem"
     kept = [r for r in section_rows if not r.startswith(label)]
     when = datetime.now(UTC).strftime("%Y-%m-%d")
     machine = f"{os.cpu_count()} cores, {stdlib_platform.machine()}, Python {stdlib_platform.python_version()}"
     load = "/".join(f"{x:.1f}" for x in os.getloadavg())
     body = HEADER.format(when=when, machine=machine, load=load) + "\n".join([*kept, *lines]) + "\n"
+    if notes:
+        body += "\n" + notes + "\n"
     DOC.parent.mkdir(parents=True, exist_ok=True)
     DOC.write_text(before + body + ("\n" + after if after else ""))
 

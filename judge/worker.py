@@ -51,7 +51,7 @@ PROGRESS_TASK = "gridstride.record_progress"
 WEB_QUEUE = "web"
 # Same values as the web side (platform/gridstride/celery_config.py).
 PRIORITY_STEPS = [0, 3, 6, 9]
-FILESYSTEM_POLL_S = 0.05
+FILESYSTEM_POLL_S = 0.02
 # Progress may be dropped (the next one or the report supersedes it); a report may not.
 PROGRESS_RETRY = {"max_retries": 2, "interval_start": 0.2, "interval_step": 0.2, "interval_max": 0.5}
 REPORT_RETRY = {"max_retries": 30, "interval_start": 0.5, "interval_step": 0.5, "interval_max": 2.0}

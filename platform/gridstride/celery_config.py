@@ -29,7 +29,7 @@ worker_cancel_long_running_tasks_on_connection_loss = False
 # Lower number runs first on Redis: assessment 0, contest 3, practice 6, rejudge 9.
 PRIORITY_STEPS = [0, 3, 6, 9]
 # The filesystem broker has no push: workers poll the folder this often (seconds).
-FILESYSTEM_POLL_S = 0.05
+FILESYSTEM_POLL_S = 0.02
 
 if broker_url.startswith("filesystem://"):
     # The stock transport lets a consumer read a message before it is written (fsbroker.py).
