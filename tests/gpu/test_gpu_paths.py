@@ -3,6 +3,8 @@ kernel list, CuPy views, CUDA C++ through nvcc + ctypes, ncu, and repeatability.
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from judge.harness.config import JudgeConfig
@@ -97,7 +99,19 @@ def test_the_drain_check_rejects_work_hidden_on_a_side_stream() -> None:
                 torch.add(a, b, out=c)
     """
     report = judge(source, "pytorch")
-    assert report.verdict == "rejected" and "hidden-work" in report.message, report.message
+    assert_side_work_caught_or_timed(report, judge(PYTORCH_ADD, "pytorch"), repeats=8)
+
+
+def assert_side_work_caught_or_timed(report: Any, honest: Any, repeats: int) -> None:
+    """Work left on a side stream must not escape the timing: either the drain check names it,
+    or it is inside the measured time (with one hardware queue per child, whether the end event
+    waits for the side stream's work depends on how the driver records events)."""
+    if report.verdict == "rejected":
+        assert "hidden-work" in report.message, report.message
+        return
+    assert report.verdict == "accepted", report.message
+    for cheat, fair in zip(report.benchmarks, honest.benchmarks, strict=True):
+        assert cheat.median_us >= repeats / 2 * fair.median_us, (cheat, fair)
 
 
 PYTORCH_ADD = """
@@ -145,9 +159,8 @@ def test_the_drain_check_rejects_a_cuda_kernel_on_a_non_blocking_stream() -> Non
         "    for (int r = 0; r < 4; r++) add_kernel<<<(n + 255) / 256, 256, 0, s>>>(a, b, c, n);",
     )
     report = judge(source, "cuda")
-    assert report.verdict in ("rejected", "wrong_answer"), report.message
-    if report.verdict == "rejected":
-        assert "hidden-work" in report.message
+    if report.verdict != "wrong_answer":  # a checked call may read c before the side stream wrote it
+        assert_side_work_caught_or_timed(report, judge(CUDA_ADD, "cuda"), repeats=4)
 
 
 def test_the_roofline_floor_rejects_a_cached_replay() -> None:
