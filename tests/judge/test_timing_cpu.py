@@ -155,3 +155,16 @@ def triton_compile(source: Any, target: Any, num_warps: int) -> Any:
     import triton
 
     return triton.compile(source, target=target, options={"num_warps": num_warps})
+
+
+def test_the_flush_reads_its_buffer_into_a_preallocated_result_or_writes_it() -> None:
+    # The buffer lives on the GPU there; the calls are the same on a CPU tensor.
+    flusher = L2Flusher("cpu")
+    flusher.buffer = torch.ones(4096, dtype=torch.int64)
+    flusher.result = torch.empty((), dtype=torch.int64)
+    result = flusher.result
+    flusher.flush("read")
+    assert flusher.result is result and int(result) == 4096 and int(flusher.buffer.sum()) == 4096
+    flusher.flush("write")
+    assert int(flusher.buffer.abs().sum()) == 0
+    assert flusher.flush_bytes == 4096 * 8
