@@ -58,13 +58,19 @@ def _softmax_long_rows(x_ptr, y_ptr, n, TILE: tl.constexpr):
         tl.store(y_ptr + base + offs, y, mask=mask, cache_modifier=".cs")
 
 
+def row_launch(n: int) -> tuple[int, int, int]:
+    """(BLOCK_N, rows per program, warps) for rows of n <= MAX_ROW_IN_REGISTERS columns."""
+    block_n = triton.next_power_of_2(n)
+    rows = max(1, min(64, 4096 // block_n))
+    warps = max(1, min(16, rows * block_n // 512))
+    if block_n > 16384:  # 16 warps would need more than 128 registers a thread and spill (ptxas -v)
+        warps = 32
+    return block_n, rows, warps
+
+
 def solve(x: torch.Tensor, y: torch.Tensor, m: int, n: int) -> None:
     if n <= MAX_ROW_IN_REGISTERS:
-        block_n = triton.next_power_of_2(n)
-        rows = max(1, min(64, 4096 // block_n))
-        warps = max(1, min(16, rows * block_n // 512))
-        if block_n > 16384:  # 16 warps would need more than 128 registers a thread and spill (ptxas -v)
-            warps = 32
+        block_n, rows, warps = row_launch(n)
         grid = (triton.cdiv(m, rows),)
         _softmax_rows[grid](x, y, m, n, ROWS=rows, BLOCK_N=block_n, EVEN_N=block_n == n, num_warps=warps)
     else:
