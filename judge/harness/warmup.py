@@ -13,13 +13,40 @@ does the same thing again and reports what goes wrong there.
 from __future__ import annotations
 
 import contextlib
+import os
+import sys
 import warnings
+from collections.abc import Iterator
 
 import torch
 
 
 def warm_up(device: str) -> list[str]:
-    """Run the steps for `device`; returns the names of those that completed."""
+    """Run the steps for `device`; returns the names of those that completed.
+
+    Quietly: the process's stderr becomes the submission's captured stderr, so a library's
+    notice printed here (at the Python or the C level) would show up in every report.
+    """
+    with _quiet():
+        return _steps(device)
+
+
+@contextlib.contextmanager
+def _quiet() -> Iterator[None]:
+    sys.stderr.flush()
+    saved = os.dup(2)
+    try:
+        with open(os.devnull, "w") as devnull, warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            os.dup2(devnull.fileno(), 2)
+            yield
+    finally:
+        sys.stderr.flush()
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
+def _steps(device: str) -> list[str]:
     done: list[str] = []
     with contextlib.suppress(Exception):
         import triton

@@ -426,3 +426,9 @@ def test_a_test_run_starts_the_next_warm_process_while_it_runs_and_only_one() ->
     # Exactly one replacement, started as the job began (not when its process exited).
     assert len(spawned) == 1 and spawned[0] < called + ready, (spawned, called, ready)
     assert len(pool._idle) == 1
+
+
+def test_the_childs_warm_up_leaves_nothing_in_the_submissions_stderr() -> None:
+    report = judge("import sys, torch\n\ndef solve(a, b, c, n):\n    torch.add(a, b, out=c)\n")
+    assert report.verdict == "accepted" and report.system["child_warmed_up"]
+    assert report.stderr == "", report.stderr
