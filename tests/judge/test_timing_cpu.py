@@ -3,15 +3,20 @@
 from __future__ import annotations
 
 import itertools
+import json
 import random
+import subprocess
+import sys
 import time
-from typing import Any
+from pathlib import Path
 
 import pytest
 import torch
 
 from judge.harness.tensors import checksum
 from judge.harness.timing import L2Flusher, SetOrder, TimingPolicy, time_calls
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_set_order_visits_every_set_each_round_and_never_repeats_one_twice_in_a_row() -> None:
@@ -132,29 +137,25 @@ def test_a_gpu_child_gets_one_hardware_queue_and_the_timing_switches_come_from_t
 
 def test_the_judges_own_gpu_kernels_compile_for_hopper_without_a_gpu() -> None:
     # They only run on GPU hosts; compile them here (Triton's compiler and ptxas need no GPU)
-    # so a mistake shows up in CI, not as every benchmark failing on the H200.
-    from triton.backends.compiler import GPUTarget
-    from triton.compiler import ASTSource
-
-    from judge.harness.cover_kernel import spin
-    from judge.harness.warmup_kernel import fill
-
-    target = GPUTarget("cuda", 90, 32)
-    cover = triton_compile(ASTSource(fn=spin, signature={"duration_ns": "i64"}), target, num_warps=32)
-    ptx = cover.asm["ptx"]
-    assert ".reqntid 1024" in ptx and ptx.count("%globaltimer") >= 2  # a timed spin, 1024 threads a block
-    warm = ASTSource(
-        fn=fill,
-        signature={"x_ptr": "*fp32", "n": "i32", "value": "fp32", "BLOCK": "constexpr"},
-        constexprs={"BLOCK": 1024},
-    )
-    assert "st.global" in triton_compile(warm, target, num_warps=4).asm["ptx"]
-
-
-def triton_compile(source: Any, target: Any, num_warps: int) -> Any:
-    import triton
-
-    return triton.compile(source, target=target, options={"num_warps": num_warps})
+    # so a mistake shows up in CI, not as every benchmark failing on the H200. In a child
+    # process: a GPU compile here would disturb the interpreter tests in this one.
+    script = """
+import json
+from triton.backends.compiler import GPUTarget
+from triton.compiler import ASTSource, compile
+from judge.harness.cover_kernel import spin
+from judge.harness.warmup_kernel import fill
+target = GPUTarget("cuda", 90, 32)
+cover = compile(ASTSource(fn=spin, signature={"duration_ns": "i64"}), target=target, options={"num_warps": 32})
+warm = ASTSource(fn=fill, signature={"x_ptr": "*fp32", "n": "i32", "value": "fp32", "BLOCK": "constexpr"},
+                 constexprs={"BLOCK": 1024})
+print(json.dumps({"cover": cover.asm["ptx"], "warm": compile(warm, target=target, options={"num_warps": 4}).asm["ptx"]}))
+"""
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert out.returncode == 0, out.stderr[-2000:]
+    ptx = json.loads(out.stdout.splitlines()[-1])
+    assert ".reqntid 1024" in ptx["cover"] and ptx["cover"].count("%globaltimer") >= 2  # a timed spin
+    assert "st.global" in ptx["warm"]
 
 
 def test_the_flush_reads_its_buffer_into_a_preallocated_result_or_writes_it() -> None:
