@@ -39,6 +39,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from judge import spec  # noqa: E402  (stdlib-only loader)
+from judge.harness.tensors import tolerance_ratio  # noqa: E402
 
 REQUIRED_MARGIN = 4.0
 SEEDS = (11, 12, 13)
@@ -46,25 +47,6 @@ SEEDS = (11, 12, 13)
 
 # ---------------------------------------------------------------------------------------------
 # The judge's comparison rule.
-
-
-def tolerance_ratio(got: torch.Tensor, ref: torch.Tensor, tol: spec.Tolerance) -> float:
-    """Fraction of the tolerance a result uses: <= 1 passes. inf when got is not finite."""
-    got64 = got.detach().to("cpu", torch.float64)
-    ref64 = ref.detach().to("cpu", torch.float64)
-    if got64.shape != ref64.shape or not bool(torch.isfinite(got64).all()):
-        return math.inf
-    diff = (got64 - ref64).abs()
-    rms = float(ref64.square().mean().sqrt()) if ref64.numel() else 0.0
-    bound = tol.atol + tol.atol_rms * rms + tol.rtol * ref64.abs()
-    exact = diff == 0
-    ratio_t = torch.where(exact, torch.zeros_like(diff), diff / bound.clamp_min(1e-300))
-    ratio = float(ratio_t.max()) if ratio_t.numel() else 0.0
-    if tol.rel_l2 is not None:
-        norm_ref = float(ref64.norm())
-        rel = float((got64 - ref64).norm()) / norm_ref if norm_ref > 0 else (0.0 if diff.max() == 0 else math.inf)
-        ratio = max(ratio, rel / tol.rel_l2)
-    return ratio
 
 
 def within_tolerance(got: torch.Tensor, ref: torch.Tensor, tol: spec.Tolerance) -> bool:

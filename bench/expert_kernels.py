@@ -20,7 +20,8 @@ shape (bytes = q + out + the K/V rows of every live token, from the actual seq_l
 
     python3 bench/expert_kernels.py --out docs/expert_kernels_h200.md      # ~3-4 minutes on an H200
 
-Self-contained: needs torch, triton, nvcc; imports only judge.spec from this repository.
+Needs torch, triton, nvcc; from this repository it takes the problem specs and the judge's
+comparison rule and nvcc command line.
 """
 
 from __future__ import annotations
@@ -50,35 +51,12 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from judge import spec  # noqa: E402
+from judge.harness.compile import FLAGS, arch_flags  # noqa: E402
+from judge.harness.tensors import tolerance_ratio  # noqa: E402
 
-NVCC_FLAGS = [
-    "-O3",
-    "-gencode=arch=compute_90a,code=sm_90a",
-    "-shared",
-    "-Xcompiler",
-    "-fPIC",
-]  # as the judge (compile.arch_flags)
+NVCC_FLAGS = [*FLAGS, *arch_flags("sm_90")]  # the judge's own command line for an H100/H200
 TARGETS = {"vector_add": 0.85, "reduction": 0.85, "softmax": 0.85, "matmul": 0.70, "paged_attention": 0.60}
 MEMORY_BOUND = ("vector_add", "reduction", "softmax", "paged_attention")
-
-
-# ---------------------------------------------------------------------------------------------
-# Comparison (the judge's rule, judge/spec.py Tolerance).
-
-
-def tolerance_ratio(got: torch.Tensor, ref: torch.Tensor, tol: spec.Tolerance) -> float:
-    got64, ref64 = got.double(), ref.double().to(got.device)
-    if got64.shape != ref64.shape or not bool(torch.isfinite(got64).all()):
-        return math.inf
-    diff = (got64 - ref64).abs()
-    rms = float(ref64.square().mean().sqrt())
-    bound = tol.atol + tol.atol_rms * rms + tol.rtol * ref64.abs()
-    ratio = float(torch.where(diff == 0, torch.zeros_like(diff), diff / bound.clamp_min(1e-300)).max())
-    if tol.rel_l2 is not None:
-        ref_norm = float(ref64.norm())
-        rel = float((got64 - ref64).norm()) / ref_norm if ref_norm else (0.0 if float(diff.max()) == 0 else math.inf)
-        ratio = max(ratio, rel / tol.rel_l2)
-    return ratio
 
 
 # ---------------------------------------------------------------------------------------------

@@ -12,6 +12,7 @@ what costs no device time first).
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib.util
 import re
 import shutil
@@ -51,7 +52,6 @@ class TritonCase:
     num_stages: int = 3
     note: str = ""
     ints: dict[str, int] = field(default_factory=dict)
-    extra: dict[str, Any] = field(default_factory=dict)
 
     def attrs(self) -> dict[tuple[int, ...], list[list[Any]]]:
         """The JIT's divisibility specialisation, by argument index."""
@@ -62,8 +62,11 @@ class TritonCase:
         return aligned
 
 
-def _load(path: Path) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(path.stem + "_" + path.parent.name, path)
+@functools.cache
+def expert(problem: str) -> ModuleType:
+    """reference_kernels/<problem>/expert_triton.py, loaded once."""
+    path = ROOT / "reference_kernels" / problem / "expert_triton.py"
+    spec = importlib.util.spec_from_file_location(f"expert_triton_{problem}", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -78,15 +81,18 @@ def triton_cases() -> list[TritonCase]:
         **{name: "i32" for name in ("num_heads", "num_kv_heads", "head_dim", "block_size", "max_blocks", "max_parts")},
         "qk_scale": "fp32",
     }
-    pa = _load(ROOT / "reference_kernels" / "paged_attention" / "expert_triton.py")
-    sm = _load(ROOT / "reference_kernels" / "softmax" / "expert_triton.py")
-    mm = _load(ROOT / "reference_kernels" / "matmul" / "expert_triton.py")
+    pa, sm, mm = expert("paged_attention"), expert("softmax"), expert("matmul")
     cases = [
         TritonCase(
             "vector_add", "_add_full_blocks", {"a_ptr": "*fp32", "b_ptr": "*fp32", "c_ptr": "*fp32"}, {"BLOCK": 4096}, 8
         ),
         TritonCase(
-            "reduction", "_partial_sums", {"x_ptr": "*fp32", "partial_ptr": "*fp32", "n": "i32"}, {"BLOCK": 4096}, 8
+            "reduction",
+            "_partial_sums",
+            {"x_ptr": "*fp32", "partial_ptr": "*fp32", "n": "i32"},
+            {"BLOCK": 4096},
+            8,
+            ints={"n": 1 << 28},
         ),
     ]
     for n in (1024, 16384, 32768):  # the softmax benchmark shapes' row lengths
@@ -130,11 +136,6 @@ def triton_cases() -> list[TritonCase]:
                 ints={"m": 8192, "n": 8192, "k": 8192},
             )
         )
-    modules = {"paged_attention": pa, "softmax": sm, "matmul": mm}
-    for case in cases:
-        case.extra["module"] = modules.get(case.problem) or _load(
-            ROOT / "reference_kernels" / case.problem / "expert_triton.py"
-        )
     return cases
 
 
@@ -161,7 +162,7 @@ def triton_rows() -> list[list[str]]:
 
     rows = []
     for case in triton_cases():
-        fn = getattr(case.extra["module"], case.kernel)
+        fn = getattr(expert(case.problem), case.kernel)
         signature = {**case.signature, **{name: "constexpr" for name in case.constexprs}}
         compiled = triton.compile(
             ASTSource(fn=fn, signature=signature, constexprs=case.constexprs, attrs=case.attrs()),

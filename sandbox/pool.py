@@ -121,9 +121,6 @@ class WarmPool:
         (the judge: at once for a test run, after the timing for a benchmark), so that a job
         arriving right behind finds a process ready instead of paying a cold start.
         """
-        self._refill_async()
-
-    def _refill_async(self) -> None:
         with self._lock:
             if self._closed or len(self._idle) + self._filling >= self.size:
                 return
@@ -152,7 +149,7 @@ class WarmPool:
             was_taken = job.pid in self._taken
             self._taken.discard(job.pid)
         if was_taken and self.refill == "after":
-            self._refill_async()
+            self.refill_soon()
 
     def take(self) -> WarmJob:
         """The next warm process, armed (its limits count from now). Raises SandboxError if no
@@ -182,7 +179,7 @@ class WarmPool:
             self._taken.add(warm.pid)
         warm.job.arm()
         if self.refill == "immediate":
-            self._refill_async()
+            self.refill_soon()
         return warm
 
     def _spawn_checked(self) -> WarmJob:

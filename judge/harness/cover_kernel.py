@@ -12,7 +12,8 @@ def _globaltimer():
     return tl.inline_asm_elementwise("mov.u64 $0, %globaltimer;", "=l", [], dtype=tl.int64, is_pure=False, pack=1)
 
 
-@triton.jit
+# One compiled variant whatever the duration (the warm child compiles it ahead of the job).
+@triton.jit(do_not_specialize=["duration_ns"])
 def spin(duration_ns):
     start = _globaltimer()
     now = start

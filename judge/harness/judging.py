@@ -593,7 +593,6 @@ class Judging:
                 self.on_output(header, blob)
             elif kind == "checked":
                 self.on_checked(header)
-                self.mark(self.checked_label(header))
             elif kind == "kernels":
                 self.on_kernels(header)
             elif kind == "pool":
@@ -639,12 +638,6 @@ class Judging:
                 return
             else:
                 raise framing.ForgedFrame(f"unknown frame kind {kind!r}")
-
-    def checked_label(self, header: dict[str, Any]) -> str:
-        kind, index, set_index = self.where(header)
-        if kind == "case":
-            return f"case {self.cases[index].name}: checked"
-        return f"{self.shapes[index].name}: output of set {set_index} checked"
 
     def refill_pool(self) -> None:
         """Start the pool's next process now rather than when this one has exited, so a job
@@ -773,6 +766,7 @@ class Judging:
             self.report.cases.append(result)
             self.finish("wrong_answer", f"wrong answer on {label} ({_sizes_text(sizes)}): {result.message}")
             raise Finished
+        self.mark(f"case {label}: checked" if kind == "case" else f"{label}: checked")
 
     def on_kernels(self, header: dict[str, Any]) -> None:
         if self.shapes:

@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import torch
+
+if TYPE_CHECKING:
+    from judge.spec import Tolerance
 
 DTYPES: dict[str, torch.dtype] = {
     "float32": torch.float32,
@@ -200,3 +203,25 @@ def compare(
         mismatches=listed,
         reason=reason,
     )
+
+
+def tolerance_ratio(got: torch.Tensor, ref: torch.Tensor, tol: Tolerance) -> float:
+    """The share of the tolerance a result uses under compare()'s rule: <= 1 passes; inf when
+    got is not finite or not of the reference's shape. For calibration and tools (how close to
+    the line), where compare() gives the verdict and its first mismatches. Computed in float64
+    on got's device."""
+    got64 = got.detach().to(torch.float64)
+    ref64 = ref.detach().to(got64.device, torch.float64)
+    if got64.shape != ref64.shape or not bool(torch.isfinite(got64).all()):
+        return math.inf
+    if ref64.numel() == 0:
+        return 0.0
+    diff = (got64 - ref64).abs()
+    rms = float(ref64.square().mean().sqrt())
+    bound = tol.atol + tol.atol_rms * rms + tol.rtol * ref64.abs()
+    ratio = float(torch.where(diff == 0, torch.zeros_like(diff), diff / bound.clamp_min(1e-300)).max())
+    if tol.rel_l2 is not None:
+        ref_norm = float(ref64.norm())
+        rel = float((got64 - ref64).norm()) / ref_norm if ref_norm else (0.0 if float(diff.max()) == 0 else math.inf)
+        ratio = max(ratio, rel / tol.rel_l2)
+    return ratio

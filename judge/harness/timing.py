@@ -17,6 +17,7 @@ H200 that made the same kernel's median differ by up to 2x between processes (16
 
 from __future__ import annotations
 
+import functools
 import random
 import time
 from collections.abc import Callable
@@ -188,6 +189,12 @@ class SetOrder:
         return self.last
 
 
+@functools.cache
+def launch_cover(kind: str) -> LaunchCover:
+    """One per process and kind: calibrated (or compiled) once, not for every shape."""
+    return LaunchCover(kind)
+
+
 def launch_cover_for(enqueue_us: list[float], policy: TimingPolicy) -> tuple[float, float]:
     """(median host enqueue time of the last five warm-up calls, the cover for the timed calls):
     three times that median, since the host's launch path varies from call to call, within the
@@ -220,7 +227,7 @@ def time_calls(
         start = torch.cuda.Event(enable_timing=True)
         end = torch.cuda.Event(enable_timing=True)
         sync = torch.cuda.synchronize
-        cover = LaunchCover(policy.cover_kind) if policy.cover_max_us > 0 else None
+        cover = launch_cover(policy.cover_kind) if policy.cover_max_us > 0 else None
 
         def one(index: int) -> tuple[float, float]:
             prepare(index)

@@ -28,6 +28,7 @@ import pytest
 import torch
 
 from judge import spec
+from judge.harness.tensors import tolerance_ratio
 
 ROOT = Path(__file__).resolve().parents[2]
 # The Triton interpreter converts loaded loop bounds with int(array) (fine with numpy < 2.5).
@@ -52,22 +53,6 @@ def reference_module(slug: str) -> ModuleType:
 
 def cpu_cases(problem: spec.ProblemSpec) -> list[spec.Case]:
     return [c for c in problem.tests if not c.gpu_only]
-
-
-def tolerance_ratio(got: torch.Tensor, ref: torch.Tensor, tol: spec.Tolerance) -> float:
-    """The judge's rule (judge/spec.py Tolerance) as the share of the tolerance used: <= 1 passes."""
-    got64, ref64 = got.double(), ref.double()
-    if got64.shape != ref64.shape or not bool(torch.isfinite(got64).all()):
-        return math.inf
-    diff = (got64 - ref64).abs()
-    rms = float(ref64.square().mean().sqrt())
-    bound = tol.atol + tol.atol_rms * rms + tol.rtol * ref64.abs()
-    ratio = float(torch.where(diff == 0, torch.zeros_like(diff), diff / bound.clamp_min(1e-300)).max())
-    if tol.rel_l2 is not None:
-        ref_norm = float(ref64.norm())
-        rel = float((got64 - ref64).norm()) / ref_norm if ref_norm else (0.0 if float(diff.max()) == 0 else math.inf)
-        ratio = max(ratio, rel / tol.rel_l2)
-    return ratio
 
 
 # ---------------------------------------------------------------------------------------------

@@ -313,6 +313,7 @@ def build(
 ) -> ReportView:
     cases = [_case(c) for c in report.get("cases") or []]
     ceilings = report.get("ceilings") or {}
+    system = report.get("system") or {}
     bandwidth, peak = _bandwidth(ceilings), _peak(ceilings, compute_roof)
     benchmarks = report.get("benchmarks") or []
     shapes = [_shape(b, bandwidth, peak) for b in benchmarks]
@@ -352,14 +353,14 @@ def build(
         compile_log=link_line_numbers(str(report.get("compile_log") or "")),
         stdout=str(report.get("stdout") or ""),
         stderr=link_line_numbers(str(report.get("stderr") or "")),
-        system=_flatten({k: v for k, v in (report.get("system") or {}).items() if k not in _SHOWN_APART}),
+        system=_flatten({k: v for k, v in system.items() if k not in _SHOWN_APART}),
         ceilings=_flatten(ceilings),
         kernels=list(report.get("kernels") or []),
         elapsed_s=report.get("elapsed_s"),
         chart=chart,
         chart_points=points,
-        gpu_name=_gpu_name(report.get("system") or {}, gpu_model),
-        timeline=_timeline((report.get("system") or {}).get("timeline_s")),
+        gpu_name=_gpu_name(system, gpu_model),
+        timeline=_timeline(system.get("timeline_s")),
     )
 
 
