@@ -34,7 +34,7 @@ for s in "${steps[@]}"; do
     precision) step precision 580 python3 bench/precision.py ;;
     overhead) step overhead 300 python3 bench/sandbox_overhead.py --gpu 0 --jobs 20 --heavy-jobs 8 ;;
     pipeline) step pipeline 300 bash -c 'if [[ -d .whl ]]; then python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/*.whl && export PYTHONPATH=/tmp/site; fi; python3 bench/pipeline_gpu.py --write --timeline' ;;
-    method) step method "${METHOD_LIMIT:-300}" bash -c 'e=reference_kernels/vector_add/expert_triton.py; for arm in "GRIDSTRIDE_LAUNCH_COVER=sleep triton $e" "GRIDSTRIDE_LAUNCH_COVER=fill triton $e" "GRIDSTRIDE_LAUNCH_COVER=0 triton $e"; do set -- $arm; echo "== $arm"; env "$1" python3 bench/repeat_probe.py vector_add "$2" "$3" "${METHOD_RUNS:-3}"; done' ;;
+    method) step method "${METHOD_LIMIT:-300}" bash -c 'e=reference_kernels/vector_add/expert_triton.py; for arm in "GRIDSTRIDE_LAUNCH_COVER=sleep triton $e" "GRIDSTRIDE_LAUNCH_COVER=fill triton $e" "GRIDSTRIDE_LAUNCH_COVER=0 triton $e" "GRIDSTRIDE_LAUNCH_COVER=0 pytorch problems/vector_add/solutions/pytorch_ok.py"; do set -- $arm; echo "== $arm"; env "$1" python3 bench/repeat_probe.py vector_add "$2" "$3" "${METHOD_RUNS:-3}"; done' ;;
     *) echo "unknown step $s" ;;
   esac
 done
