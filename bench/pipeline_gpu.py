@@ -121,6 +121,7 @@ def main() -> int:
                 times.append(elapsed)
             if i == args.runs and args.timeline:
                 print(timeline_text(report.system.get("timeline_s", [])), flush=True)
+                print(f"  the child's start-up and warm-up, s: {report.system.get('child_warmed_up')}", flush=True)
         rows.append(
             {
                 "mode": mode,

@@ -651,6 +651,18 @@ def materialize(job: dict[str, Any], library: bytearray | None) -> None:
     job["paths"] = paths
 
 
+def process_age_s() -> float | None:
+    """Seconds since this process started (from /proc), or None where that cannot be read."""
+    try:
+        with open("/proc/self/stat") as fh:
+            fields = fh.read().rsplit(")", 1)[1].split()
+        with open("/proc/uptime") as fh:
+            uptime = float(fh.read().split()[0])
+        return round(uptime - int(fields[19]) / os.sysconf("SC_CLK_TCK"), 3)  # field 22: starttime
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m judge.harness.child")
     parser.add_argument("--in-fd", type=int, default=3)
@@ -663,7 +675,10 @@ def main(argv: list[str] | None = None) -> int:
         torch.cuda.init()
         torch.empty(1, device="cuda")  # create the context before the job arrives (warm start)
     # Not before ncu: a profiler session of our own would be in its way.
-    warmed = [] if args.job_file else warm_up(device)
+    warmed: dict[str, float | None] = {}
+    if not args.job_file:
+        warmed["start-up"] = process_age_s()  # python, torch and the CUDA context
+        warmed.update(warm_up(device))
 
     if args.job_file:
         with open(args.job_file, "rb") as fh:

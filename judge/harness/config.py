@@ -98,7 +98,7 @@ class JudgeConfig:
         policy.flush = os.environ.get("GRIDSTRIDE_FLUSH", policy.flush)
         if policy.flush not in ("read", "write"):
             raise ValueError(f"GRIDSTRIDE_FLUSH must be read or write, not {policy.flush!r}")
-        cover = os.environ.get("GRIDSTRIDE_LAUNCH_COVER", "sleep")
+        cover = os.environ.get("GRIDSTRIDE_LAUNCH_COVER", policy.cover_kind)
         if cover == "0":
             policy.cover_max_us = 0.0
         elif cover in ("sleep", "fill"):

@@ -581,9 +581,7 @@ class Judging:
                 if self.ready:
                     raise framing.ForgedFrame("a second ready frame")
                 self.ready = True
-                warmed = header.get("warmed")
-                if isinstance(warmed, list) and all(isinstance(w, str) for w in warmed):
-                    self.report.system["child_warmed_up"] = [w[:40] for w in warmed[:8]]
+                self.report.system["child_warmed_up"] = warm_up_seconds(header.get("warmed"))
                 self.mark("child ready")
                 self.deadline = arrived + self.limit_seconds()
                 self.stage_text = "loading your code"
@@ -1005,6 +1003,17 @@ def scrub_job_paths(text: str) -> str:
 
 def _volume(spec: specmod.ProblemSpec, sizes: dict[str, int]) -> int:
     return sum(t.nbytes(sizes) for t in spec.inputs + spec.outputs)
+
+
+def warm_up_seconds(warmed: Any) -> dict[str, float | None]:
+    """The child's own account of its start-up and warm-up steps (seconds by step), bounded:
+    the child is trusted until its job arrives, but the frame still passes through checks."""
+    if not isinstance(warmed, dict):
+        return {}
+    return {
+        str(name)[:40]: (round(float(seconds), 3) if isinstance(seconds, int | float) else None)
+        for name, seconds in list(warmed.items())[:8]
+    }
 
 
 def _outputs_bytes(spec: specmod.ProblemSpec, sizes: dict[str, int]) -> int:

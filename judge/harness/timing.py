@@ -51,7 +51,7 @@ class TimingPolicy:
     flush: str = "read"  # or "write" (see L2Flusher)
     # "sleep": one thread spins (torch.cuda._sleep); "fill": every thread slot of the GPU spins
     # (cover_kernel.py), so a side stream cannot run beside the cover whatever its priority.
-    cover_kind: str = "sleep"
+    cover_kind: str = "fill"
 
     @classmethod
     def for_cpu(cls) -> TimingPolicy:
@@ -135,7 +135,7 @@ class LaunchCover:
     multiprocessor, each spinning on the nanosecond timer.
     """
 
-    def __init__(self, kind: str = "sleep") -> None:
+    def __init__(self, kind: str = "fill") -> None:
         if kind not in ("sleep", "fill"):
             raise ValueError(f"unknown launch cover {kind!r}")
         self.kind = kind

@@ -15,14 +15,16 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
+import time
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import torch
 
 
-def warm_up(device: str) -> list[str]:
-    """Run the steps for `device`; returns the names of those that completed.
+def warm_up(device: str) -> dict[str, float]:
+    """Run the steps for `device`; returns the seconds each completed step took, by name (the
+    report shows them: a slow warm-up is what a job right behind another one waits for).
 
     Quietly: the process's stderr becomes the submission's captured stderr, so a library's
     notice printed here (at the Python or the C level) would show up in every report.
@@ -46,27 +48,28 @@ def _quiet() -> Iterator[None]:
         os.close(saved)
 
 
-def _steps(device: str) -> list[str]:
-    done: list[str] = []
-    with contextlib.suppress(Exception):
-        import triton
-        import triton.language  # noqa: F401
+def _steps(device: str) -> dict[str, float]:
+    done: dict[str, float] = {}
 
-        done.append("import triton")
+    def step(name: str, action: Callable[[], object]) -> None:
+        began = time.perf_counter()
+        with contextlib.suppress(Exception):
+            action()
+            done[name] = round(time.perf_counter() - began, 3)
+
+    step("import triton", _import_triton)
     if device != "cuda":
         return done
-    with contextlib.suppress(Exception):
-        _first_triton_kernel()
-        done.append("triton compile")
-    with contextlib.suppress(Exception):
-        _first_profiler_session()
-        done.append("profiler")
-    with contextlib.suppress(Exception):
-        import cupy  # noqa: F401
-
-        done.append("import cupy")
+    step("triton compile", _first_triton_kernel)
+    step("profiler", _first_profiler_session)
+    step("import cupy", lambda: __import__("cupy"))
     torch.cuda.synchronize()
     return done
+
+
+def _import_triton() -> None:
+    import triton
+    import triton.language  # noqa: F401
 
 
 def _first_triton_kernel() -> None:

@@ -29,7 +29,7 @@ QUICK = TimingPolicy(
 _configs: dict[str, JudgeConfig] = {}
 
 
-def quick_config(cover_kind: str = "sleep") -> JudgeConfig:
+def quick_config(cover_kind: str = "fill") -> JudgeConfig:
     """One per test session and launch cover: ceilings are measured once, the warm pool stays warm."""
     key = f"quick-{cover_kind}"
     if key not in _configs:
