@@ -2,7 +2,7 @@
 # The GPU batch: everything that needs the H200, in one call, logs under $OUT (or ./artifacts/gpu).
 # Usage on the GPU host, from the repository root: bench/gpu_suite.sh [step ...]
 # Steps: info validate ceilings judge_tests paths sandbox_tests sandbox_gpu experts corpus corpus_a corpus_b selftest repeat_ab
-#        precision_a precision_b overhead pipeline compile_probe method
+#        precision_a precision_b overhead pipeline child_start side_stream compile_probe method
 set -uo pipefail
 export PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1
 OUT=${OUT:-artifacts/gpu}; mkdir -p "$OUT"
@@ -34,6 +34,8 @@ for s in "${steps[@]}"; do
     precision) step precision 580 python3 bench/precision.py ;;
     overhead) step overhead 300 python3 bench/sandbox_overhead.py --gpu 0 --jobs 20 --heavy-jobs 8 ;;
     pipeline) step pipeline 300 bash -c 'if [[ -d .whl ]]; then python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/*.whl && export PYTHONPATH=/tmp/site; fi; python3 bench/pipeline_gpu.py --write --timeline --runs ${PIPELINE_RUNS:-5}' ;;
+    child_start) step child_start 120 python3 bench/child_start_probe.py ;;
+    side_stream) step side_stream 150 python3 -m pytest -c pytest-judge.ini tests/gpu/test_gpu_paths.py -m gpu -q --timeout 100 -k side_stream -rA ;;
     compile_probe) step compile_probe 120 python3 bench/triton_compile_probe.py ;;
     method) step method "${METHOD_LIMIT:-300}" bash -c 'e=reference_kernels/vector_add/expert_triton.py; for arm in "GRIDSTRIDE_LAUNCH_COVER=sleep triton $e" "GRIDSTRIDE_LAUNCH_COVER=fill triton $e" "GRIDSTRIDE_LAUNCH_COVER=0 triton $e" "GRIDSTRIDE_LAUNCH_COVER=0 pytorch problems/vector_add/solutions/pytorch_ok.py"; do set -- $arm; echo "== $arm"; env "$1" python3 bench/repeat_probe.py vector_add "$2" "$3" "${METHOD_RUNS:-3}"; done' ;;
     *) echo "unknown step $s" ;;
