@@ -26,11 +26,12 @@ for s in "${steps[@]}"; do
     corpus_a) step corpus_a "${CORPUS_LIMIT:-400}" python3 -m judge selftest --quick --time-cap 20 vector_add reduction softmax ;;
     corpus_b) step corpus_b "${CORPUS_LIMIT:-400}" python3 -m judge selftest --quick --time-cap 20 matmul paged_attention ;;
     sandbox_tests) step sandbox_tests 300 python3 -m pytest -c pytest-judge.ini tests/sandbox -q --timeout 120 ;;
-    experts) step experts 300 python3 bench/expert_kernels.py ;;
+    experts) step experts "${EXPERTS_LIMIT:-300}" python3 bench/expert_kernels.py ;;
     selftest) step selftest 540 python3 -m judge selftest ;;
     repeat_ab) step repeat_ab 300 bash -c 'for v in 1 0; do echo "GRIDSTRIDE_OUTPUTS_PER_SET=$v"; GRIDSTRIDE_OUTPUTS_PER_SET=$v python3 bench/repeat_probe.py vector_add triton reference_kernels/vector_add/expert_triton.py 4; done' ;;
     precision_a) step precision_a "${PRECISION_LIMIT:-450}" python3 bench/precision.py --in-worker --problems vector_add softmax reduction ;;
     precision_b) step precision_b "${PRECISION_LIMIT:-450}" python3 bench/precision.py --in-worker --problems matmul paged_attention ;;
+    precision_only) step precision_only "${PRECISION_LIMIT:-450}" python3 bench/precision.py --in-worker --problems $PRECISION_PROBLEMS ;;
     precision) step precision 580 python3 bench/precision.py ;;
     overhead) step overhead 300 python3 bench/sandbox_overhead.py --gpu 0 --jobs 20 --heavy-jobs 8 ;;
     pipeline) step pipeline 300 bash -c 'if [[ -d .whl ]]; then python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/*.whl && export PYTHONPATH=/tmp/site; fi; python3 bench/pipeline_gpu.py --write --timeline --runs ${PIPELINE_RUNS:-5}' ;;

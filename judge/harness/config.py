@@ -74,8 +74,12 @@ class JudgeConfig:
     floor_factor: float = 0.95
     drain_abs_us: float = 50.0
     drain_rel: float = 0.05
-    # A few slow drains are scheduler noise; more than this share of calls is hidden work.
-    drain_tolerated_share: float = 0.05
+    # The drain is timed on the host, so a descheduled thread looks like a slow drain: an honest
+    # Triton softmax had 3 slow drains (up to 61 us) in 20 calls on the H200, once in ten
+    # judgings. Hidden work that pays must sit in most calls: the score is a median, and work
+    # hidden in a share f < 1/2 of the calls only moves it to the (1/2 - f) / (1 - f) quantile of
+    # the honest calls (f = 1/4: from the 50th to the 33rd percentile of a spread of ~1%).
+    drain_tolerated_share: float = 0.25
     pool_sets: int = 16
     pool_memory_fraction: float = 0.4
     # Baseline medians per (slug, ranking hash, shape name), timed once per worker.

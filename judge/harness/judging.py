@@ -827,12 +827,8 @@ class Judging:
             )
             raise Finished
         if self.config.device == "cuda":
-            slow = [
-                (d, t)
-                for d, t in zip(drains, values, strict=True)
-                if d > max(self.config.drain_abs_us, self.config.drain_rel * t)
-            ]
-            if len(slow) > max(2, self.config.drain_tolerated_share * len(values)):
+            slow = results.slow_drains(drains, values, self.config)
+            if results.drains_show_hidden_work(len(slow), len(values), self.config):
                 worst_drain, its_time = max(slow)
                 self.finish(
                     "rejected",

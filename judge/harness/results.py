@@ -63,6 +63,18 @@ def set_medians(times: dict[str, Any]) -> list[float]:
     return [round(statistics.median(by_set[k]), 3) for k in sorted(by_set)]
 
 
+def slow_drains(drains_us: list[float], times_us: list[float], config: Any) -> list[tuple[float, float]]:
+    """(drain, call time) of the timed calls whose drain was longer than an idle device's."""
+    return [
+        (d, t) for d, t in zip(drains_us, times_us, strict=True) if d > max(config.drain_abs_us, config.drain_rel * t)
+    ]
+
+
+def drains_show_hidden_work(slow: int, calls: int, config: Any) -> bool:
+    """More slow drains than the host's scheduling noise explains (see JudgeConfig.drain_tolerated_share)."""
+    return slow > max(2, config.drain_tolerated_share * calls)
+
+
 def fmt(x: float) -> str:
     return f"{x:.6g}"
 

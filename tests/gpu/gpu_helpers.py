@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 import textwrap
 from typing import Any
@@ -29,13 +28,11 @@ QUICK = TimingPolicy(
 _configs: dict[str, JudgeConfig] = {}
 
 
-def quick_config(cover_kind: str = "fill") -> JudgeConfig:
-    """One per test session and launch cover: ceilings are measured once, the warm pool stays warm."""
-    key = f"quick-{cover_kind}"
-    if key not in _configs:
-        policy = dataclasses.replace(QUICK, cover_kind=cover_kind)
-        _configs[key] = JudgeConfig(device="cuda", policy=policy, pool_sets=4, limit_cap_seconds=180)
-    return _configs[key]
+def quick_config() -> JudgeConfig:
+    """One per test session: ceilings are measured once, the warm pool stays warm."""
+    if "quick" not in _configs:
+        _configs["quick"] = JudgeConfig(device="cuda", policy=QUICK, pool_sets=4, limit_cap_seconds=180)
+    return _configs["quick"]
 
 
 def judge(
