@@ -13,6 +13,7 @@ same GPU. refill="immediate" trades that for a warm process even under back-to-b
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import io
 import logging
 import os
@@ -29,6 +30,26 @@ log = logging.getLogger("sandbox")
 
 # How long take() waits for a refill already being spawned (spawning takes ~0.2 s) before starting another.
 FILL_WAIT_SECONDS = 5.0
+
+
+# Results pipes carry whole outputs (1 GiB for the largest softmax shape): with Linux's default
+# 64 KiB pipe buffer a 1 GiB frame took 4.8 s on the dev machine, with 1 MiB (the unprivileged
+# maximum, /proc/sys/fs/pipe-max-size) 2.0 s (bench/pipe_probe.py).
+RESULTS_PIPE_BYTES = 1 << 20
+_narrow_pipe_logged = False
+
+
+def results_pipe() -> tuple[int, int]:
+    """os.pipe() with a buffer of RESULTS_PIPE_BYTES where the kernel allows it."""
+    global _narrow_pipe_logged
+    read_end, write_end = os.pipe()
+    try:
+        fcntl.fcntl(write_end, fcntl.F_SETPIPE_SZ, RESULTS_PIPE_BYTES)
+    except OSError as exc:  # over the user's pipe quota: correct, only slower for large outputs
+        if not _narrow_pipe_logged:
+            log.warning("sandbox: results pipe left at the default size (%s); large outputs will be slower", exc)
+            _narrow_pipe_logged = True
+    return read_end, write_end
 
 
 class WarmJob:
@@ -93,7 +114,7 @@ class WarmPool:
 
     def _spawn(self) -> WarmJob:
         job_r, job_w = os.pipe()
-        result_r, result_w = os.pipe()
+        result_r, result_w = results_pipe()
         try:
             job = Job(
                 self.argv,

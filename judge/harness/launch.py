@@ -26,6 +26,8 @@ import time
 from dataclasses import dataclass
 from typing import IO, Any, BinaryIO
 
+from sandbox.pool import results_pipe
+
 log = logging.getLogger("judge.harness")
 
 
@@ -156,7 +158,7 @@ def _sandbox_start(argv: list[str], limits: RunLimits, env: dict[str, str], gpu:
             io.BufferedReader(warm.channel_in, 1 << 16),  # type: ignore[arg-type]
         )
     job_r, job_w = os.pipe()
-    res_r, res_w = os.pipe()
+    res_r, res_w = results_pipe()
     try:
         job = sandbox.start(argv, limits=limits.for_sandbox(), env=env, gpu=gpu, pass_fds=(job_r, res_w))
     except BaseException:
@@ -289,7 +291,7 @@ def _subprocess_start(
 ) -> Child:
     private = _private_dir(work_dir)
     job_r, job_w = os.pipe()
-    res_r, res_w = os.pipe()
+    res_r, res_w = results_pipe()
     argv = [*argv, "--in-fd", str(job_r), "--out-fd", str(res_w)]
     try:
         proc = subprocess.Popen(
