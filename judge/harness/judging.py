@@ -608,6 +608,10 @@ class Judging:
                 shape.times_received = arrived
                 self.mark(f"{shape.name}: timed")
                 self.on_times(shape)
+                if shape is self.shapes[-1]:
+                    # Nothing of this job is timed any more (the last output check and the
+                    # profiler's kernel list follow): a job right behind it gains their seconds.
+                    self.refill_pool()
             elif kind == "await":
                 self.send_go(not self.decided and not self.wrong)
             elif kind == "violation":
@@ -630,7 +634,7 @@ class Judging:
                 self.completed = True
                 self.mark("child done")
                 self.sample_clocks()
-                self.refill_pool()  # the timing is over
+                self.refill_pool()  # the timing is over (if the last shape's times did not already)
                 if not self.decided:
                     self.conclude()
                 return

@@ -430,6 +430,52 @@ def test_a_test_run_starts_the_next_warm_process_while_it_runs_and_only_one() ->
     assert len(pool._idle) == 1
 
 
+def test_a_benchmark_run_starts_the_next_warm_process_once_its_last_shape_is_timed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from judge.harness.judging import Judging
+
+    config = JudgeConfig(device="cpu", limit_cap_seconds=60)
+    source = "import torch\n\ndef solve(a, b, c, n):\n    torch.add(a, b, out=c)\n"
+    assert judge(source, config=config).verdict == "accepted"  # creates the pool
+    pool = config.pool
+    if not pool:
+        pytest.skip("no sandbox on this host, so no warm pool")
+    spawned: list[float] = []
+    spawn = pool._spawn
+
+    def logged_spawn() -> Any:
+        spawned.append(time.monotonic())
+        return spawn()
+
+    # Benchmark output checks made slow (as a 1 GiB output's is on the H200): the refill must
+    # not wait for the last one.
+    check = Judging.on_checked
+
+    def slow_check(self: Judging, header: dict[str, Any]) -> None:
+        if "shape" in header:
+            time.sleep(0.5)
+        check(self, header)
+
+    monkeypatch.setattr(Judging, "on_checked", slow_check)
+    pool._spawn = logged_spawn
+    try:
+        called = time.monotonic()
+        report = judge(source, config=config, mode="benchmark")
+        assert report.verdict == "accepted", report.message
+        time.sleep(2)  # the old process exits: that must not start a second one
+        deadline = time.monotonic() + 30
+        while pool._filling and time.monotonic() < deadline:
+            time.sleep(0.05)
+    finally:
+        pool._spawn = spawn
+    timeline = dict(report.system["timeline_s"])
+    last_timed = timeline[f"{report.benchmarks[-1].name}: timed"]
+    assert len(spawned) == 1, spawned
+    assert called + last_timed <= spawned[0] <= called + timeline["child done"] - 0.4, (spawned, called, timeline)
+    assert len(pool._idle) == 1
+
+
 def test_the_childs_warm_up_leaves_nothing_in_the_submissions_stderr() -> None:
     report = judge("import sys, torch\n\ndef solve(a, b, c, n):\n    torch.add(a, b, out=c)\n")
     assert report.verdict == "accepted" and report.system["child_warmed_up"]
