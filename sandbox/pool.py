@@ -17,6 +17,7 @@ import fcntl
 import io
 import logging
 import os
+import select
 import threading
 import time
 from collections import deque
@@ -164,6 +165,17 @@ class WarmPool:
                     self._idle.append(warm)
 
         threading.Thread(target=fill, name="sandbox-pool-refill", daemon=True).start()
+
+    def warm_idle(self) -> int:
+        """Idle processes that are warm: ready to start a job at once. A child says so by writing
+        to its results channel before it waits for its job (the judge's child writes a "warm"
+        frame there), so a readable channel means warmed up; nothing is read here."""
+        with self._lock:
+            idle = list(self._idle)
+        poller = select.poll()
+        for warm in idle:
+            poller.register(warm.channel_in.fileno(), select.POLLIN)
+        return sum(1 for _, events in poller.poll(0) if events & select.POLLIN)
 
     def _job_done(self, job: Job) -> None:
         with self._lock:

@@ -690,6 +690,10 @@ def main(argv: list[str] | None = None) -> int:
         reader = framing.open_reader(args.in_fd)
         writer = framing.open_writer(args.out_fd)
         channel = Channel(writer, reader)
+        # Warm: said before waiting, so the pool can tell a warmed process from one still
+        # starting (sandbox.WarmPool.warm_idle) and the report can show what the warm-up took.
+        with contextlib.suppress(Exception):
+            channel.send({"kind": "warm", "warmed": warmed})
         try:
             job, library = framing.read_frame(reader, max_blob=MAX_LIBRARY_BYTES)
         except (framing.ChannelClosed, framing.FrameError):
@@ -697,7 +701,7 @@ def main(argv: list[str] | None = None) -> int:
     code = 0
     # The time limit starts now: the process start-up (imports, CUDA context) is the judge's.
     with contextlib.suppress(Exception):
-        channel.send({"kind": "ready", "warmed": warmed})
+        channel.send({"kind": "ready"})
     try:
         materialize(job, library)
         if job.get("ncu"):

@@ -577,11 +577,14 @@ class Judging:
             except EOFError:
                 return  # the exit status explains
             kind = header.get("kind")
-            if kind == "ready":
+            if kind == "warm":
+                if self.ready or "child_warmed_up" in self.report.system:
+                    raise framing.ForgedFrame("a warm frame after the start")
+                self.report.system["child_warmed_up"] = warm_up_seconds(header.get("warmed"))
+            elif kind == "ready":
                 if self.ready:
                     raise framing.ForgedFrame("a second ready frame")
                 self.ready = True
-                self.report.system["child_warmed_up"] = warm_up_seconds(header.get("warmed"))
                 self.mark("child ready")
                 self.deadline = arrived + self.limit_seconds()
                 self.stage_text = "loading your code"

@@ -476,6 +476,25 @@ def test_a_benchmark_run_starts_the_next_warm_process_once_its_last_shape_is_tim
     assert len(pool._idle) == 1
 
 
+def test_the_pool_tells_a_warmed_process_from_one_still_starting() -> None:
+    config = JudgeConfig(device="cpu", limit_cap_seconds=60)
+    source = "import torch\n\ndef solve(a, b, c, n):\n    torch.add(a, b, out=c)\n"
+    assert judge(source, config=config).verdict == "accepted"
+    pool = config.pool
+    if not pool:
+        pytest.skip("no sandbox on this host, so no warm pool")
+    pool.close()
+    config.pool = None
+    from judge.harness.judging import child_argv, child_env
+
+    pool = config.child_pool(child_argv(), child_env(config), None)  # its one process starts now
+    assert pool is not None and pool.warm_idle() == 0  # still importing torch
+    deadline = time.monotonic() + 60
+    while pool.warm_idle() == 0 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert pool.warm_idle() == 1 and len(pool._idle) == 1
+
+
 def test_the_childs_warm_up_leaves_nothing_in_the_submissions_stderr() -> None:
     report = judge("import sys, torch\n\ndef solve(a, b, c, n):\n    torch.add(a, b, out=c)\n")
     assert report.verdict == "accepted" and report.system["child_warmed_up"]
