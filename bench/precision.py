@@ -131,6 +131,8 @@ def measure(slug: str, runs: int, timeout: float, worker: Any = None) -> dict[st
         if worker is not None
         else "a process per judging",
         "measured_at": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        "host": platform.node() or "this host",
+        "python": platform.python_version(),
     }
 
 
@@ -168,10 +170,14 @@ def table(results: dict[str, dict[str, Any]]) -> str:
             + f" | {wall} | {r.get('how', 'a process per judging')} |"
         )
     measured = sorted({r["measured_at"] for r in results.values()})
-    lines += [
-        "",
-        f"Measured {', '.join(measured)} on {platform.node() or 'this host'} (Python {platform.python_version()}).",
-    ]
+    # Where each result was measured (older results lack it: they were measured where this runs).
+    hosts = sorted(
+        {
+            f"{r.get('host') or platform.node()} (Python {r.get('python') or platform.python_version()})"
+            for r in results.values()
+        }
+    )
+    lines += ["", f"Measured {', '.join(measured)} on {', '.join(hosts)}."]
     return "\n".join(lines) + "\n"
 
 
