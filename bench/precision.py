@@ -102,6 +102,7 @@ def measure(slug: str, runs: int, timeout: float, worker: Any = None) -> dict[st
     path = specmod.REFERENCE_DIR / slug / "expert_triton.py"
     scores: list[float] = []
     shapes: dict[str, list[float]] = {}
+    power: dict[str, list[dict[str, float]]] = {}  # per shape, per run: report.system["gpu_during_timing"]
     verdicts: list[str] = []
     system: dict[str, Any] = {}
     walls: list[float] = []
@@ -116,13 +117,24 @@ def measure(slug: str, runs: int, timeout: float, worker: Any = None) -> dict[st
         scores.append(report["score_us"])
         for b in report["benchmarks"]:
             shapes.setdefault(b["name"], []).append(b["median_us"])
-        print(f"  run {i + 1}/{runs}: score {report['score_us']:.3f} us ({report['_wall_s']:.0f} s)", flush=True)
+        during = system.get("gpu_during_timing") or {}
+        for name, window in during.items():
+            power.setdefault(name, []).append(window)
+        capped = ", ".join(
+            f"{name} {w['mean_power_w']:.0f} W, capped {w['power_capped_pct']:.0f}%" for name, w in during.items()
+        )
+        print(
+            f"  run {i + 1}/{runs}: score {report['score_us']:.3f} us ({report['_wall_s']:.0f} s)"
+            + (f"; {capped}" if capped else ""),
+            flush=True,
+        )
     return {
         "problem": slug,
         "runs": runs,
         "accepted": verdicts.count("accepted"),
         "scores_us": scores,
         "shape_medians_us": shapes,
+        "gpu_during_timing": power,
         "gpu": system.get("gpu"),
         "driver": system.get("driver"),
         "sm_clock_mhz": system.get("sm_clock_mhz"),

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from judge import spec as specmod
-from judge.harness import framing, launch, results, source_checks
+from judge.harness import framing, launch, nvml, results, source_checks
 from judge.harness.config import JudgeConfig, default_config
 from judge.harness.errors import trim
 from judge.harness.seeds import bench_case_key, derive_seed, test_case_key
@@ -153,6 +153,7 @@ class ShapeState:
     times_received: float | None = None
     kernels: list[list[Any]] = field(default_factory=list)
     checked_final: bool = False
+    power_before: Any = None  # nvml.Reading taken as the child is told to go on to the timing
 
 
 class Judging:
@@ -611,6 +612,7 @@ class Judging:
                 shape.times_received = arrived
                 self.mark(f"{shape.name}: timed")
                 self.on_times(shape)
+                self.note_power(shape)
                 if shape is self.shapes[-1]:
                     # Nothing of this job is timed any more (the last output check and the
                     # profiler's kernel list follow): a job right behind it gains their seconds.
@@ -771,6 +773,9 @@ class Judging:
             self.report.cases.append(result)
             self.finish("wrong_answer", f"wrong answer on {label} ({_sizes_text(sizes)}): {result.message}")
             raise Finished
+        elif self.shapes[index].times is None and self.config.device == "cuda":
+            # Set 0 checked; the child waits for its go: NVML's totals before warm-up and timing.
+            self.shapes[index].power_before = nvml.read(self.config.gpu_index or 0)
         self.mark(f"case {label}: checked" if kind == "case" else f"{label}: checked")
 
     def on_kernels(self, header: dict[str, Any]) -> None:
@@ -865,6 +870,16 @@ class Judging:
         roof = ceilings["bf16_tflops"] if cost.compute_roof == "bf16_tensor" else ceilings["fp32_tflops"]
         compute_s = cost.flops_for(sizes) / (roof * 1e12)
         return max(memory_s, compute_s) * 1e6
+
+    def note_power(self, shape: ShapeState) -> None:
+        """Mean power and time spent power- or heat-capped from before the shape's warm-up to
+        its last timed call (judge/harness/nvml.py); read outside the timed calls."""
+        if shape.power_before is None:
+            return
+        after = nvml.read(self.config.gpu_index or 0)
+        during = nvml.window(shape.power_before, after) if after else None
+        if during:
+            self.report.system.setdefault("gpu_during_timing", {})[shape.name] = during
 
     def sample_clocks(self) -> None:
         """The clocks right after the last shape's timing: once, and never beside timed calls

@@ -85,6 +85,11 @@ def test_an_honest_triton_kernel_is_accepted_with_full_statistics_and_system_inf
     assert report.sol_pct is not None and report.score_us > 0
     # The warm child paid for Triton's first compile and the profiler's first session itself.
     assert {"import triton", "triton compile", "profiler"} <= set(report.system["child_warmed_up"])
+    # NVML's totals around every shape's warm-up and timing: mean power and time spent capped.
+    during = report.system["gpu_during_timing"]
+    assert set(during) == {shape.name for shape in report.benchmarks}, during
+    for window in during.values():
+        assert 30 < window["mean_power_w"] < 1500 and 0 <= window["power_capped_pct"] <= 100, window
 
 
 def test_the_drain_check_rejects_work_hidden_on_a_side_stream() -> None:
