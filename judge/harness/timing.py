@@ -17,10 +17,12 @@ H200 that made the same kernel's median differ by up to 2x between processes (16
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import gc
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -276,23 +278,42 @@ def time_calls(
         run.enqueue_us, run.cover_us = launch_cover_for(enqueue_us, policy)
     if on_timing_start is not None:
         on_timing_start()
-    began = time.monotonic()
-    while True:
-        index = order.next()
-        elapsed, drain = one(index)
-        if after is not None:
-            after(index)
-        run.times_us.append(elapsed)
-        run.drains_us.append(drain)
-        run.sets.append(index)
-        n = len(run.times_us)
-        if n >= policy.max_reps:
-            run.stop_reason = "count"
-            break
-        if time.monotonic() - began > policy.max_seconds:
-            run.stop_reason = "seconds"
-            break
-        if n >= policy.min_reps and n % policy.check_every == 0 and ci_converged(run.times_us, policy.ci_target_rel):
-            run.stop_reason = "ci"
-            break
+    with collector_paused():
+        began = time.monotonic()
+        while True:
+            index = order.next()
+            elapsed, drain = one(index)
+            if after is not None:
+                after(index)
+            run.times_us.append(elapsed)
+            run.drains_us.append(drain)
+            run.sets.append(index)
+            n = len(run.times_us)
+            if n >= policy.max_reps:
+                run.stop_reason = "count"
+                break
+            if time.monotonic() - began > policy.max_seconds:
+                run.stop_reason = "seconds"
+                break
+            if (
+                n >= policy.min_reps
+                and n % policy.check_every == 0
+                and ci_converged(run.times_us, policy.ci_target_rel)
+            ):
+                run.stop_reason = "ci"
+                break
     return run
+
+
+@contextlib.contextmanager
+def collector_paused() -> Iterator[None]:
+    """Python's cycle collector off for the timed calls (as timeit does): a collection landing
+    between a call's end event and the drain's synchronize reads as work left on the device."""
+    enabled = gc.isenabled()
+    gc.collect()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()

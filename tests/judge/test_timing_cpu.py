@@ -184,3 +184,25 @@ def test_a_few_slow_drains_are_noise_and_many_are_hidden_work() -> None:
     assert drains_show_hidden_work(len(slow_drains(hidden, times, config)), 20, config)
     # Long calls: the threshold scales with the call (5%), so a 61 us drain after 2 ms is fine.
     assert slow_drains([61.0], [2000.0], config) == []
+
+
+def test_the_cycle_collector_is_off_only_while_calls_are_timed() -> None:
+    import gc
+    import random
+
+    from judge.harness.timing import L2Flusher, TimingPolicy, time_calls
+
+    states: list[bool] = []
+    policy = TimingPolicy.for_cpu()
+    run = time_calls(
+        lambda index: states.append(gc.isenabled()),
+        lambda index: None,
+        sets=2,
+        policy=policy,
+        device="cpu",
+        flusher=L2Flusher("cpu"),
+        rng=random.Random(0),
+    )
+    warmup = len(run.warmup_us)
+    assert all(states[:warmup]) and not any(states[warmup:]) and len(states) > warmup
+    assert gc.isenabled()
