@@ -102,7 +102,8 @@ def measure(slug: str, runs: int, timeout: float, worker: Any = None) -> dict[st
     path = specmod.REFERENCE_DIR / slug / "expert_triton.py"
     scores: list[float] = []
     shapes: dict[str, list[float]] = {}
-    power: dict[str, list[dict[str, float]]] = {}  # per shape, per run: report.system["gpu_during_timing"]
+    power: dict[str, list[dict[str, float]]] = {}
+    set_medians: dict[str, list[list[float]]] = {}  # per shape, per run: report.system["gpu_during_timing"]
     verdicts: list[str] = []
     system: dict[str, Any] = {}
     walls: list[float] = []
@@ -117,6 +118,9 @@ def measure(slug: str, runs: int, timeout: float, worker: Any = None) -> dict[st
         scores.append(report["score_us"])
         for b in report["benchmarks"]:
             shapes.setdefault(b["name"], []).append(b["median_us"])
+            # Within a run, per input set: if these spread as widely as the runs do, the data
+            # (not the process or the GPU's state) moves the median.
+            set_medians.setdefault(b["name"], []).append(b.get("set_medians_us") or [])
         during = system.get("gpu_during_timing") or {}
         for name, window in during.items():
             power.setdefault(name, []).append(window)
@@ -135,6 +139,7 @@ def measure(slug: str, runs: int, timeout: float, worker: Any = None) -> dict[st
         "scores_us": scores,
         "shape_medians_us": shapes,
         "gpu_during_timing": power,
+        "set_medians_us": set_medians,
         "gpu": system.get("gpu"),
         "driver": system.get("driver"),
         "sm_clock_mhz": system.get("sm_clock_mhz"),
