@@ -399,10 +399,14 @@ def test_the_child_imports_triton_before_its_job_arrives() -> None:
     assert all(isinstance(seconds, float) and 0 < seconds < 120 for seconds in warmed.values()), warmed
 
 
-def test_a_test_run_starts_the_next_warm_process_while_it_runs_and_only_one() -> None:
-    config = JudgeConfig(device="cpu", limit_cap_seconds=60)
-    source = "import torch\n\ndef solve(a, b, c, n):\n    torch.add(a, b, out=c)\n"
-    assert judge(source, config=config).verdict == "accepted"  # creates the pool
+ADD = "import torch\n\ndef solve(a, b, c, n):\n    torch.add(a, b, out=c)\n"
+
+
+def judge_logging_spawns(config: JudgeConfig, mode: str) -> tuple[Report, float, list[float]]:
+    """Judge ADD with a warm pool (made by a first judging), noting when the pool starts
+    processes: (the report, when the judging was called, the spawn times), once every refill has
+    settled and the old process has exited (its exit must not start a second one)."""
+    assert judge(ADD, config=config).verdict == "accepted"  # creates the pool
     pool = config.pool
     if not pool:
         pytest.skip("no sandbox on this host, so no warm pool")
@@ -416,37 +420,29 @@ def test_a_test_run_starts_the_next_warm_process_while_it_runs_and_only_one() ->
     pool._spawn = logged_spawn
     try:
         called = time.monotonic()
-        report = judge(source, config=config)
+        report = judge(ADD, config=config, mode=mode)
         assert report.verdict == "accepted", report.message
-        time.sleep(2)  # let the old process exit: its exit must not start a second one
+        time.sleep(2)
         deadline = time.monotonic() + 30
         while pool._filling and time.monotonic() < deadline:
             time.sleep(0.05)
     finally:
         pool._spawn = spawn
+    assert len(pool._idle) == 1
+    return report, called, spawned
+
+
+def test_a_test_run_starts_the_next_warm_process_while_it_runs_and_only_one() -> None:
+    report, called, spawned = judge_logging_spawns(JudgeConfig(device="cpu", limit_cap_seconds=60), "test")
     ready = dict(report.system["timeline_s"])["child ready"]
     # Exactly one replacement, started as the job began (not when its process exited).
     assert len(spawned) == 1 and spawned[0] < called + ready, (spawned, called, ready)
-    assert len(pool._idle) == 1
 
 
 def test_a_benchmark_run_starts_the_next_warm_process_once_its_last_shape_is_timed(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     from judge.harness.judging import Judging
-
-    config = JudgeConfig(device="cpu", limit_cap_seconds=60)
-    source = "import torch\n\ndef solve(a, b, c, n):\n    torch.add(a, b, out=c)\n"
-    assert judge(source, config=config).verdict == "accepted"  # creates the pool
-    pool = config.pool
-    if not pool:
-        pytest.skip("no sandbox on this host, so no warm pool")
-    spawned: list[float] = []
-    spawn = pool._spawn
-
-    def logged_spawn() -> Any:
-        spawned.append(time.monotonic())
-        return spawn()
 
     # Benchmark output checks made slow (as a 1 GiB output's is on the H200): the refill must
     # not wait for the last one.
@@ -458,28 +454,16 @@ def test_a_benchmark_run_starts_the_next_warm_process_once_its_last_shape_is_tim
         check(self, header)
 
     monkeypatch.setattr(Judging, "on_checked", slow_check)
-    pool._spawn = logged_spawn
-    try:
-        called = time.monotonic()
-        report = judge(source, config=config, mode="benchmark")
-        assert report.verdict == "accepted", report.message
-        time.sleep(2)  # the old process exits: that must not start a second one
-        deadline = time.monotonic() + 30
-        while pool._filling and time.monotonic() < deadline:
-            time.sleep(0.05)
-    finally:
-        pool._spawn = spawn
+    report, called, spawned = judge_logging_spawns(JudgeConfig(device="cpu", limit_cap_seconds=60), "benchmark")
     timeline = dict(report.system["timeline_s"])
     last_timed = timeline[f"{report.benchmarks[-1].name}: timed"]
     assert len(spawned) == 1, spawned
     assert called + last_timed <= spawned[0] <= called + timeline["child done"] - 0.4, (spawned, called, timeline)
-    assert len(pool._idle) == 1
 
 
 def test_the_pool_tells_a_warmed_process_from_one_still_starting() -> None:
     config = JudgeConfig(device="cpu", limit_cap_seconds=60)
-    source = "import torch\n\ndef solve(a, b, c, n):\n    torch.add(a, b, out=c)\n"
-    assert judge(source, config=config).verdict == "accepted"
+    assert judge(ADD, config=config).verdict == "accepted"
     pool = config.pool
     if not pool:
         pytest.skip("no sandbox on this host, so no warm pool")
