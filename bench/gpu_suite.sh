@@ -3,6 +3,9 @@
 # Usage on the GPU host, from the repository root: bench/gpu_suite.sh [step ...]
 # Steps: info validate ceilings judge_tests paths sandbox_tests sandbox_gpu experts corpus corpus_a corpus_b selftest repeat_ab
 #        precision_a precision_b overhead pipeline child_start side_stream compile_probe method
+# Every judging pays the next sandboxed process's start-up (~7.5 s on the H200) when judged back
+# to back, so budget ~10-20 s per judging: paths ~400 s, corpus_a ~400 s, corpus_b ~300 s,
+# experts ~180 s, pipeline (PIPELINE_RUNS=3) ~150 s, precision ~200 s per problem.
 set -uo pipefail
 export PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1
 OUT=${OUT:-artifacts/gpu}; mkdir -p "$OUT"
@@ -20,7 +23,7 @@ for s in "${steps[@]}"; do
     validate) step validate 120 python3 -m judge validate ;;
     ceilings) step ceilings 180 python3 -m judge ceilings ;;
     judge_tests) step judge_tests "${JUDGE_TESTS_LIMIT:-420}" python3 -m pytest -c pytest-judge.ini tests/gpu -m gpu -q --timeout 240 ;;
-    paths) step paths "${PATHS_LIMIT:-330}" python3 -m pytest -c pytest-judge.ini tests/gpu/test_gpu_paths.py -m gpu -q --timeout 200 --durations=8 ;;
+    paths) step paths "${PATHS_LIMIT:-420}" python3 -m pytest -c pytest-judge.ini tests/gpu/test_gpu_paths.py -m gpu -q --timeout 200 --durations=8 ;;
     sandbox_gpu) step sandbox_gpu 150 python3 -m pytest -c pytest-judge.ini tests/sandbox -m gpu -q --timeout 100 ;;
     corpus) step corpus "${CORPUS_LIMIT:-280}" python3 -m judge selftest --quick --time-cap 20 ;;
     corpus_a) step corpus_a "${CORPUS_LIMIT:-400}" python3 -m judge selftest --quick --time-cap 20 vector_add reduction softmax ;;
