@@ -234,6 +234,15 @@ def _method_note(data: dict[str, Any]) -> str:
     return "; ".join(parts)
 
 
+# The judge's names for its own steps, in the words of someone waiting for a verdict.
+_EVENT_LABELS = {
+    "checked the source; ceilings": "source checked",
+    "child started": "judge process assigned",
+    "child ready": "judge process ready (right after another job, this waits for its start-up)",
+    "child done": "all results in",
+}
+
+
 def _timeline(raw: Any) -> list[TimelineRow]:
     """The judge's (event, seconds since the job arrived) pairs, with each step's own duration."""
     rows: list[TimelineRow] = []
@@ -242,7 +251,8 @@ def _timeline(raw: Any) -> list[TimelineRow]:
         if not (isinstance(item, list | tuple) and len(item) == 2 and isinstance(item[1], int | float)):
             continue
         at = float(item[1])
-        rows.append(TimelineRow(event=str(item[0])[:80], at_s=at, step_s=max(at - previous, 0.0)))
+        event = str(item[0])[:80]
+        rows.append(TimelineRow(event=_EVENT_LABELS.get(event, event), at_s=at, step_s=max(at - previous, 0.0)))
         previous = at
     return rows
 
