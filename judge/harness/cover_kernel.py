@@ -1,7 +1,8 @@
 """The device-filling launch cover (TimingPolicy.cover_kind = "fill"): every block spins on the
-GPU's nanosecond timer for a given time. Launched as two 1024-thread blocks per multiprocessor,
-it holds every thread slot of the GPU (2048 per SM on Hopper), so no kernel of any stream or
-priority can start beside it. Triton reads a kernel's source from its file: a module of its own."""
+GPU's nanosecond timer for a given time. Launched with as many blocks as fill every thread slot
+of every multiprocessor (on Hopper two 1024-thread blocks per SM, 2048 threads), so no kernel of
+any stream or priority can start beside it. Triton reads a kernel's source from its file: a
+module of its own."""
 
 import triton
 import triton.language as tl
@@ -19,3 +20,20 @@ def spin(duration_ns):
     now = start
     while now - start < duration_ns:
         now = _globaltimer()
+
+
+def cover_geometry(multiprocessors: int, threads_per_multiprocessor: int) -> tuple[int, int]:
+    """(blocks, warps per block) that fill every thread slot: the largest power-of-two block of
+    at most 1024 threads that divides the per-SM limit (Hopper's 2048: 1024-thread blocks, the
+    form measured on the H200; Ada's 1536: 512-thread blocks, three per SM)."""
+    block = 1024
+    while block > 32 and threads_per_multiprocessor % block:
+        block //= 2
+    return multiprocessors * (threads_per_multiprocessor // block), block // 32
+
+
+def device_cover_geometry() -> tuple[int, int]:
+    import torch
+
+    props = torch.cuda.get_device_properties(torch.cuda.current_device())
+    return cover_geometry(props.multi_processor_count, props.max_threads_per_multi_processor)

@@ -133,8 +133,8 @@ class LaunchCover:
     """A GPU-side wait of a chosen length on the current stream.
 
     "sleep": torch.cuda._sleep spins one thread for a number of clock cycles (cycles per
-    microsecond are measured once here). "fill": cover_kernel.spin on two 1024-thread blocks per
-    multiprocessor, each spinning on the nanosecond timer.
+    microsecond are measured once here). "fill": cover_kernel.spin on every thread slot of every
+    multiprocessor (cover_geometry), each block spinning on the nanosecond timer.
     """
 
     def __init__(self, kind: str = "fill") -> None:
@@ -143,10 +143,11 @@ class LaunchCover:
         self.kind = kind
         self.cycles_per_us = 0.0
         if kind == "fill":
-            from judge.harness.cover_kernel import spin
+            from judge.harness.cover_kernel import device_cover_geometry, spin
 
             self.spin = spin
-            self.grid = (2 * torch.cuda.get_device_properties(torch.cuda.current_device()).multi_processor_count,)
+            blocks, self.num_warps = device_cover_geometry()
+            self.grid = (blocks,)
             self.wait(10.0)  # compile now, not inside the first timed call
             torch.cuda.synchronize()
             return
@@ -165,7 +166,7 @@ class LaunchCover:
         if microseconds <= 0:
             return
         if self.kind == "fill":
-            self.spin[self.grid](int(microseconds * 1000.0), num_warps=32)
+            self.spin[self.grid](int(microseconds * 1000.0), num_warps=self.num_warps)
         else:
             _gpu_sleep(int(microseconds * self.cycles_per_us))
 

@@ -73,12 +73,12 @@ def _import_triton() -> None:
 
 
 def _first_triton_kernel() -> None:
-    from judge.harness.cover_kernel import spin
+    from judge.harness.cover_kernel import device_cover_geometry, spin
     from judge.harness.warmup_kernel import fill
 
     x = torch.empty(1024, device="cuda")
     fill[(1,)](x, 1024, 1.0, BLOCK=1024)
-    spin[(1,)](1000, num_warps=32)  # the device-filling launch cover, compiled ahead too
+    spin[(1,)](1000, num_warps=device_cover_geometry()[1])  # the launch cover's variant, compiled ahead too
     torch.cuda.synchronize()
     if not bool((x == 1.0).all()):
         raise RuntimeError("the warm-up kernel computed the wrong values")

@@ -206,3 +206,14 @@ def test_the_cycle_collector_is_off_only_while_calls_are_timed() -> None:
     warmup = len(run.warmup_us)
     assert all(states[:warmup]) and not any(states[warmup:]) and len(states) > warmup
     assert gc.isenabled()
+
+
+def test_the_filling_cover_takes_every_thread_slot_of_every_multiprocessor() -> None:
+    from judge.harness.cover_kernel import cover_geometry
+
+    assert cover_geometry(132, 2048) == (264, 32)  # H200: two 1024-thread blocks per SM, as measured
+    assert cover_geometry(142, 1536) == (426, 16)  # Ada (L40S): three 512-thread blocks per SM
+    assert cover_geometry(108, 2048) == (216, 32)  # A100
+    for sms, threads in ((132, 2048), (142, 1536), (80, 1024)):
+        blocks, warps = cover_geometry(sms, threads)
+        assert blocks * warps * 32 == sms * threads and warps * 32 <= 1024
