@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+import pytest
+
 from judge.harness.nvml import Reading, window
 
 
@@ -25,3 +29,58 @@ def test_a_counter_that_went_backwards_gives_no_window() -> None:
     after = Reading(at=101.0, energy_mj=5_000_000, power_capped_ns=0, thermal_capped_ns=0, sm_clock_mhz=1980)
     assert window(before, after) is None
     assert window(after, before) is None  # no time passed backwards either
+
+
+class FakeNvml:
+    """Stands in for libnvidia-ml: each call fills its out-parameters through ctypes.byref."""
+
+    def __init__(self, status: int = 0) -> None:
+        self.status = status
+        self.indices: list[int] = []
+
+    def nvmlDeviceGetHandleByIndex_v2(self, index: Any, handle: Any) -> int:
+        self.indices.append(index.value)
+        handle._obj.value = 0xABC
+        return 0
+
+    def nvmlDeviceGetTotalEnergyConsumption(self, handle: Any, energy: Any) -> int:
+        assert handle.value == 0xABC
+        energy._obj.value = 123_456
+        return self.status
+
+    def nvmlDeviceGetViolationStatus(self, handle: Any, policy: int, out: Any) -> int:
+        out._obj.violation_time = {0: 7_000, 1: 9}[policy]  # power, thermal
+        return 0
+
+    def nvmlDeviceGetClockInfo(self, handle: Any, clock: int, out: Any) -> int:
+        assert clock == 1  # NVML_CLOCK_SM
+        out._obj.value = 1965
+        return 0
+
+
+def test_a_reading_takes_nvmls_running_totals(monkeypatch: pytest.MonkeyPatch) -> None:
+    from judge.harness import nvml
+
+    fake = FakeNvml()
+    monkeypatch.setattr(nvml, "_nvml", lambda: fake)
+    monkeypatch.setattr(nvml, "_handles", {})
+    reading = nvml.read(3)
+    assert reading is not None and fake.indices == [3]
+    assert (reading.energy_mj, reading.power_capped_ns, reading.thermal_capped_ns, reading.sm_clock_mhz) == (
+        123_456,
+        7_000,
+        9,
+        1965,
+    )
+    nvml.read(3)
+    assert fake.indices == [3]  # the handle is looked up once
+
+
+def test_no_reading_where_nvml_fails_or_is_missing(monkeypatch: pytest.MonkeyPatch) -> None:
+    from judge.harness import nvml
+
+    monkeypatch.setattr(nvml, "_handles", {})
+    monkeypatch.setattr(nvml, "_nvml", lambda: FakeNvml(status=3))  # NVML_ERROR_NOT_SUPPORTED
+    assert nvml.read(0) is None
+    monkeypatch.setattr(nvml, "_nvml", lambda: False)
+    assert nvml.read(0) is None
