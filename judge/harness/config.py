@@ -64,6 +64,9 @@ class JudgeConfig:
     work_dir: Path = field(default_factory=lambda: Path(tempfile.gettempdir()) / "gridstride-jobs")
     # A sandbox.WarmPool of already started children (optional).
     pool: Any = None
+    # The judge's own kernels in a Triton cache each child starts from (triton_seed.py); built
+    # on the first use on a GPU, False where that failed.
+    triton_seed: Path | bool | None = None
     # Index of this worker's GPU (the sandbox exposes only that one to the child).
     gpu_index: int | None = field(default_factory=physical_gpu_index)
     # Machine ceilings {dram_gbps, bf16_tflops, fp32_tflops}; measured on first use on a GPU.
@@ -122,6 +125,25 @@ class JudgeConfig:
                 self.ceilings = measure_or_load(self.ceilings_cache)
             return dict(self.ceilings)
 
+    def triton_seed_dir(self) -> Path | None:
+        """The seed for children's Triton caches: built on the first call on a GPU host (a few
+        seconds, once per worker and version), None on a CPU host or if it could not be built."""
+        if self.device != "cuda":
+            return None
+        with self._lock:
+            if self.triton_seed is None:
+                from judge.harness.judging import child_env
+                from judge.harness.triton_seed import ensure_seed
+
+                built = ensure_seed(var_dir() / "judge" / "triton-seed", self.gpu_index or 0, child_env(self))
+                self.triton_seed = built or False
+            return self.triton_seed if isinstance(self.triton_seed, Path) else None
+
+    def child_readable(self) -> list[str]:
+        """Paths a child may read beyond the sandbox's own list."""
+        seed = self.triton_seed_dir()
+        return [str(seed)] if seed else []
+
     def child_pool(self, argv: list[str], env: dict[str, str], gpu: int | None) -> Any:
         """The warm pool (created on first use; None where the sandbox is not in use)."""
         if not self.warm_pool:
@@ -133,7 +155,7 @@ class JudgeConfig:
                 # The pool's wall limit only bounds a lost process; each job's own deadline is
                 # enforced by the parent.
                 limits = launch.RunLimits(wall_seconds=3600, memory_bytes=self.child_memory_bytes)
-                self.pool = launch.make_pool(argv, limits, env, gpu) or False
+                self.pool = launch.make_pool(argv, limits, env, gpu, self.child_readable()) or False
             return self.pool or None
 
     def prepare(self) -> None:
@@ -143,6 +165,7 @@ class JudgeConfig:
 
         try:
             self.get_ceilings()
+            self.triton_seed_dir()
             gpu = self.gpu_index if self.device == "cuda" else None
             self.child_pool(child_argv(), child_env(self), gpu)
         except Exception:

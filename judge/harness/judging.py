@@ -31,6 +31,7 @@ from judge.harness.config import JudgeConfig, default_config
 from judge.harness.errors import trim
 from judge.harness.seeds import bench_case_key, derive_seed, test_case_key
 from judge.harness.stats import geometric_mean, summarize
+from judge.harness.triton_seed import SEED_ENV
 from judge.protocol import (
     MAX_SOURCE_BYTES,
     CaseResult,
@@ -434,6 +435,7 @@ class Judging:
         self.progress("testing", 0, len(self.cases), "starting")
         self.stage_text = "starting the judge process"
         argv = child_argv()
+        readable = self.config.child_readable()  # first: it builds the Triton seed the env names
         memory = self.spec.limits.host_memory_mb << 20
         gpu = self.config.gpu_index if self.config.device == "cuda" else None
         self.pool = (
@@ -446,6 +448,7 @@ class Judging:
             gpu=gpu,
             pool=self.pool,
             work_dir=str(self.config.work_dir),
+            readable=readable,
         )
         self.mark("child started")
         if self.job.mode == "test":
@@ -1008,6 +1011,8 @@ def child_env(config: JudgeConfig) -> dict[str, str]:
     if config.device == "cpu":
         env["TRITON_INTERPRET"] = "1"
         env["CUDA_VISIBLE_DEVICES"] = ""
+    if isinstance(config.triton_seed, Path):
+        env[SEED_ENV] = str(config.triton_seed)
     return env
 
 

@@ -146,7 +146,9 @@ class _SandboxChild(Child):
         return _exit_from_result(result)
 
 
-def _sandbox_start(argv: list[str], limits: RunLimits, env: dict[str, str], gpu: int | None, pool: Any) -> Child:
+def _sandbox_start(
+    argv: list[str], limits: RunLimits, env: dict[str, str], gpu: int | None, pool: Any, readable: list[str]
+) -> Child:
     import sandbox
 
     if pool is not None:
@@ -160,7 +162,9 @@ def _sandbox_start(argv: list[str], limits: RunLimits, env: dict[str, str], gpu:
     job_r, job_w = os.pipe()
     res_r, res_w = results_pipe()
     try:
-        job = sandbox.start(argv, limits=limits.for_sandbox(), env=env, gpu=gpu, pass_fds=(job_r, res_w))
+        job = sandbox.start(
+            argv, limits=limits.for_sandbox(), env=env, gpu=gpu, readable=readable, pass_fds=(job_r, res_w)
+        )
     except BaseException:
         os.close(job_w)
         os.close(res_r)
@@ -171,13 +175,15 @@ def _sandbox_start(argv: list[str], limits: RunLimits, env: dict[str, str], gpu:
     return _SandboxChild(job, os.fdopen(job_w, "wb"), os.fdopen(res_r, "rb", buffering=1 << 16))
 
 
-def make_pool(argv: list[str], limits: RunLimits, env: dict[str, str], gpu: int | None) -> Any:
+def make_pool(
+    argv: list[str], limits: RunLimits, env: dict[str, str], gpu: int | None, readable: list[str] | None = None
+) -> Any:
     """A sandbox.WarmPool of children started ahead (None with the subprocess backend)."""
     if backend() != "sandbox":
         return None
     import sandbox
 
-    return sandbox.WarmPool(argv, limits=limits.for_sandbox(), env=env, gpu=gpu, size=1)
+    return sandbox.WarmPool(argv, limits=limits.for_sandbox(), env=env, gpu=gpu, readable=readable or (), size=1)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -258,7 +264,7 @@ class _ProcessChild(Child):
         )
 
 
-def _subprocess_env(env: dict[str, str], private_dir: str, gpu: int | None) -> dict[str, str]:
+def subprocess_env(env: dict[str, str], private_dir: str, gpu: int | None) -> dict[str, str]:
     from judge.spec import REPO_ROOT
 
     full = {
@@ -296,7 +302,7 @@ def _subprocess_start(
     try:
         proc = subprocess.Popen(
             [a.replace("{dir}", private) for a in argv],
-            env=_subprocess_env(env, private, gpu),
+            env=subprocess_env(env, private, gpu),
             cwd=private,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
@@ -334,10 +340,12 @@ def start_child(
     gpu: int | None,
     pool: Any = None,
     work_dir: str | None = None,
+    readable: list[str] | None = None,
 ) -> Child:
-    """Start argv with the job channel on its fd 3 and the results channel on its fd 4."""
+    """Start argv with the job channel on its fd 3 and the results channel on its fd 4.
+    readable: paths the sandboxed child may read (read-only) besides the sandbox's own."""
     if backend() == "sandbox":
-        return _sandbox_start(argv, limits, env, gpu, pool)
+        return _sandbox_start(argv, limits, env, gpu, pool, readable or [])
     return _subprocess_start(argv, limits, env, gpu, work_dir)
 
 
@@ -398,7 +406,7 @@ def run_files(
                 fh.write(data)
         proc = subprocess.Popen(
             [a.replace("{dir}", private) for a in argv],
-            env=_subprocess_env(env, private, gpu),
+            env=subprocess_env(env, private, gpu),
             cwd=private,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,

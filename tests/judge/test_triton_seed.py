@@ -1,0 +1,95 @@
+"""The Triton cache of the judge's own kernels that children start from (judge/harness/triton_seed.py)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from judge.harness.config import JudgeConfig
+from judge.harness.judging import child_env
+from judge.harness.triton_seed import SEED_ENV, copy_seed
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# Compile the warm-up kernel for Hopper (no GPU needed) into one cache, then again from a copy
+# made by copy_seed after the original is gone: Triton must find it there (a cache hit), which
+# needs the group file's absolute paths rewritten to the copy.
+SCRIPT = """
+import json, os, shutil, sys
+from triton import knobs
+from triton.backends.compiler import GPUTarget
+from triton.compiler import ASTSource, compile
+from judge.harness.triton_seed import copy_seed
+from judge.harness.warmup_kernel import fill
+
+seed, child = sys.argv[1], sys.argv[2]
+hits = []
+knobs.compilation.listener = lambda **kw: hits.append(kw["cache_hit"])
+src = lambda: ASTSource(fn=fill, signature={"x_ptr": "*fp32", "n": "i32", "value": "fp32", "BLOCK": "constexpr"},
+                        constexprs={"BLOCK": 1024})
+target = GPUTarget("cuda", 90, 32)
+knobs.cache.dir = os.path.join(seed, "cache")
+first = compile(src(), target=target, options={"num_warps": 4})
+copied = copy_seed(seed, child)
+shutil.move(seed, seed + "-gone")  # the build directory's paths no longer exist
+knobs.cache.dir = child
+second = compile(src(), target=target, options={"num_warps": 4})
+print(json.dumps({"hits": hits, "copied": copied, "same": first.asm["cubin"] == second.asm["cubin"]}))
+"""
+
+
+def test_a_copied_seed_is_a_cache_hit_for_the_judges_own_kernel(tmp_path: Path) -> None:
+    seed, child = tmp_path / "seed", tmp_path / "child-cache"
+    seed.mkdir()
+    out = subprocess.run(
+        [sys.executable, "-c", SCRIPT, str(seed), str(child)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert out.returncode == 0, out.stderr[-3000:]
+    result = json.loads(out.stdout.splitlines()[-1])
+    assert result["hits"] == [False, True] and result["same"] and result["copied"] >= 3, result
+
+
+def test_group_files_are_rewritten_to_the_copies(tmp_path: Path) -> None:
+    built = tmp_path / "seed" / "cache" / "abc123"
+    built.mkdir(parents=True)
+    (built / "k.cubin").write_bytes(b"\x7fELF")
+    group = {"child_paths": {"k.cubin": "/somewhere/else/building-1/cache/abc123/k.cubin"}}
+    (built / "__grp__k.json").write_text(json.dumps(group))
+    child = tmp_path / "child"
+    assert copy_seed(str(tmp_path / "seed"), str(child)) == 2
+    rewritten = json.loads((child / "abc123" / "__grp__k.json").read_text())["child_paths"]["k.cubin"]
+    assert rewritten == str(child / "abc123" / "k.cubin") and Path(rewritten).read_bytes() == b"\x7fELF"
+    assert json.loads((built / "__grp__k.json").read_text()) == group  # the seed itself is untouched
+
+
+def test_the_warm_child_starts_from_the_seed_when_it_has_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from judge.harness.warmup import _steps
+
+    (tmp_path / "seed" / "cache" / "abc").mkdir(parents=True)
+    (tmp_path / "seed" / "cache" / "abc" / "cuda_utils.so").write_bytes(b"so")
+    monkeypatch.setenv(SEED_ENV, str(tmp_path / "seed"))
+    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "mine"))
+    steps = _steps("cpu")
+    assert "triton cache seeded" in steps and (tmp_path / "mine" / "abc" / "cuda_utils.so").read_bytes() == b"so"
+    monkeypatch.delenv(SEED_ENV)
+    assert "triton cache seeded" not in _steps("cpu")  # no seed: not a step that ran
+
+
+def test_a_cpu_host_has_no_seed_and_the_child_is_told_only_of_a_built_one(tmp_path: Path) -> None:
+    config = JudgeConfig(device="cpu")
+    assert config.triton_seed_dir() is None and config.child_readable() == []
+    assert SEED_ENV not in child_env(config)
+    config.triton_seed = tmp_path
+    assert child_env(config)[SEED_ENV] == str(tmp_path)
+    config.triton_seed = False  # a build that failed
+    assert SEED_ENV not in child_env(config)
