@@ -79,7 +79,9 @@ def ensure_seed(root: Path, gpu: int, env: dict[str, str]) -> Path | None:
             )
             return None
         (building / "done").write_text("ok\n")
-        os.chmod(building, 0o755)
+        for path in [building, *building.rglob("*")]:  # readable by the children's uid, whatever the umask
+            if not path.is_symlink():
+                os.chmod(path, 0o755 if path.is_dir() else 0o644)
         try:
             building.rename(target)  # whole or not at all: children never see half a seed
         except OSError:

@@ -93,3 +93,39 @@ def test_a_cpu_host_has_no_seed_and_the_child_is_told_only_of_a_built_one(tmp_pa
     assert child_env(config)[SEED_ENV] == str(tmp_path)
     config.triton_seed = False  # a build that failed
     assert SEED_ENV not in child_env(config)
+
+
+def test_a_seed_is_built_once_whole_and_readable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import torch
+
+    from judge.harness import triton_seed
+
+    monkeypatch.setattr(torch.cuda, "get_device_name", lambda index=0: "Fake GPU")
+    builds: list[list[str]] = []
+
+    def fake_build(argv: list[str], env: dict[str, str], **kwargs: object) -> subprocess.CompletedProcess[str]:
+        builds.append(argv)
+        cache = Path(env["TRITON_CACHE_DIR"])
+        assert argv[-1] == str(cache) and env["CUDA_VISIBLE_DEVICES"] == "3" and env["GRIDSTRIDE_DEVICE"] == "cuda"
+        (cache / "k1").mkdir(parents=True)
+        (cache / "k1" / "cuda_utils.so").write_bytes(b"so")
+        os.chmod(cache / "k1" / "cuda_utils.so", 0o600)  # as a strict umask would leave it
+        return subprocess.CompletedProcess(argv, 0, "", "")
+
+    monkeypatch.setattr(triton_seed.subprocess, "run", fake_build)
+    seed = triton_seed.ensure_seed(tmp_path, 3, {"GRIDSTRIDE_DEVICE": "cuda"})
+    assert seed is not None and (seed / "done").is_file() and len(builds) == 1
+    assert (seed / "cache" / "k1" / "cuda_utils.so").stat().st_mode & 0o777 == 0o644
+    assert [p.name for p in tmp_path.iterdir()] == [seed.name]  # no half-built directory left
+    assert triton_seed.ensure_seed(tmp_path, 3, {"GRIDSTRIDE_DEVICE": "cuda"}) == seed and len(builds) == 1
+
+
+def test_a_failed_build_gives_no_seed_and_leaves_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import torch
+
+    from judge.harness import triton_seed
+
+    monkeypatch.setattr(torch.cuda, "get_device_name", lambda index=0: "Fake GPU")
+    # The real build on a host without a GPU: CUDA cannot start, the build exits non-zero.
+    assert triton_seed.ensure_seed(tmp_path, 0, {"GRIDSTRIDE_DEVICE": "cuda"}) is None
+    assert list(tmp_path.iterdir()) == []
