@@ -24,6 +24,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from judge.harness.launch import subprocess_env
+
 log = logging.getLogger("judge.harness")
 
 SEED_ENV = "GRIDSTRIDE_TRITON_SEED"
@@ -56,8 +58,6 @@ def ensure_seed(root: Path, gpu: int, env: dict[str, str]) -> Path | None:
         return target
     root.mkdir(parents=True, exist_ok=True)
     building = Path(tempfile.mkdtemp(prefix="building-", dir=root))
-    from judge.harness.launch import subprocess_env
-
     # The environment a child gets (launch.subprocess_env, the child's additions), so the
     # compile options and with them Triton's cache keys are the same.
     child_env = {**subprocess_env(env, str(building), gpu), "TRITON_CACHE_DIR": str(building / "cache")}
