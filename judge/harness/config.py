@@ -148,6 +148,7 @@ class JudgeConfig:
         """The warm pool (created on first use; None where the sandbox is not in use)."""
         if not self.warm_pool:
             return None
+        readable = self.child_readable()  # before the lock: building the seed takes it too
         with self._lock:
             if self.pool is None:
                 from judge.harness import launch
@@ -155,7 +156,7 @@ class JudgeConfig:
                 # The pool's wall limit only bounds a lost process; each job's own deadline is
                 # enforced by the parent.
                 limits = launch.RunLimits(wall_seconds=3600, memory_bytes=self.child_memory_bytes)
-                self.pool = launch.make_pool(argv, limits, env, gpu, self.child_readable()) or False
+                self.pool = launch.make_pool(argv, limits, env, gpu, readable) or False
             return self.pool or None
 
     def prepare(self) -> None:

@@ -129,3 +129,24 @@ def test_a_failed_build_gives_no_seed_and_leaves_nothing(tmp_path: Path, monkeyp
     # The real build on a host without a GPU: CUDA cannot start, the build exits non-zero.
     assert triton_seed.ensure_seed(tmp_path, 0, {"GRIDSTRIDE_DEVICE": "cuda"}) is None
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_gpu_workers_pool_gets_the_seed_readable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # On a GPU host the pool is made under the config's lock and needs the seed, whose first
+    # build takes that lock too: it must be built first, not deadlock (a CPU host never builds).
+    import threading
+
+    from judge.harness import launch, triton_seed
+
+    monkeypatch.setattr(triton_seed, "ensure_seed", lambda root, gpu, env: tmp_path)
+    made: list[list[str] | None] = []
+    monkeypatch.setattr(
+        launch, "make_pool", lambda argv, limits, env, gpu, readable=None: made.append(readable) or "pool"
+    )
+    config = JudgeConfig(device="cuda", gpu_index=0)
+    pools: list[object] = []
+    worker = threading.Thread(target=lambda: pools.append(config.child_pool(["child"], {}, 0)), daemon=True)
+    worker.start()
+    worker.join(timeout=10)
+    assert not worker.is_alive(), "child_pool deadlocked on the config's lock"
+    assert pools == ["pool"] and made == [[str(tmp_path)]]
