@@ -8,13 +8,14 @@ import random
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 import torch
 
 from judge.harness.tensors import checksum
-from judge.harness.timing import L2Flusher, SetOrder, TimingPolicy, time_calls
+from judge.harness.timing import L2Flusher, SetOrder, TimedRun, TimingPolicy, time_calls
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -94,17 +95,21 @@ def test_the_launch_cover_is_three_times_the_recent_enqueue_time_within_bounds()
     assert launch_cover_for([40.0] * 5, off) == (0.0, 0.0)
 
 
-def test_cpu_timing_has_no_launch_cover() -> None:
-    policy = TimingPolicy.for_cpu()
-    run = time_calls(
-        lambda i: None,
+def time_on_cpu(call: Callable[[int], object]) -> TimedRun:
+    """time_calls with the CPU policy, two input sets and nothing to prepare."""
+    return time_calls(
+        call,
         lambda i: None,
         sets=2,
-        policy=policy,
+        policy=TimingPolicy.for_cpu(),
         device="cpu",
         flusher=L2Flusher("cpu"),
         rng=random.Random(0),
     )
+
+
+def test_cpu_timing_has_no_launch_cover() -> None:
+    run = time_on_cpu(lambda i: None)
     assert run.cover_us == 0.0 and run.enqueue_us == 0.0 and run.times_us
 
 
@@ -188,21 +193,9 @@ def test_a_few_slow_drains_are_noise_and_many_are_hidden_work() -> None:
 
 def test_the_cycle_collector_is_off_only_while_calls_are_timed() -> None:
     import gc
-    import random
-
-    from judge.harness.timing import L2Flusher, TimingPolicy, time_calls
 
     states: list[bool] = []
-    policy = TimingPolicy.for_cpu()
-    run = time_calls(
-        lambda index: states.append(gc.isenabled()),
-        lambda index: None,
-        sets=2,
-        policy=policy,
-        device="cpu",
-        flusher=L2Flusher("cpu"),
-        rng=random.Random(0),
-    )
+    run = time_on_cpu(lambda index: states.append(gc.isenabled()))
     warmup = len(run.warmup_us)
     assert all(states[:warmup]) and not any(states[warmup:]) and len(states) > warmup
     assert gc.isenabled()
