@@ -4,7 +4,7 @@
 
 A test run compiles one kernel per distinct specialization its cases reach (softmax's
 triton_ok.py reaches about ten: one per power-of-two BLOCK_N). This times compiling N such
-variants of a small softmax kernel into an empty cache, serially and through Triton's
+variants of that file's one-tile row kernel into an empty cache, serially and through Triton's
 AsyncCompileMode with a thread pool, then loading them all from the warm on-disk cache (what a
 second judging of unchanged kernels would pay). Needs a GPU (compiles for the local device).
 """
@@ -12,27 +12,26 @@ second judging of unchanged kernels would pay). Needs a GPU (compiles for the lo
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import sys
 import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+SOLUTION = Path(__file__).resolve().parents[1] / "problems" / "softmax" / "solutions" / "triton_ok.py"
 
 
-def fresh_kernel():  # a new JITFunction each time, so no in-memory cache carries over
+def fresh_kernel():
+    """triton_ok.py's one-tile row kernel as a new JITFunction, so no in-memory cache carries over."""
     import triton
-    import triton.language as tl
 
-    @triton.jit
-    def softmax_rows(x_ptr, y_ptr, n, BLOCK_N: tl.constexpr):
-        row = tl.program_id(0)
-        cols = tl.arange(0, BLOCK_N)
-        mask = cols < n
-        x = tl.load(x_ptr + row * n + cols, mask=mask, other=-float("inf"))
-        e = tl.exp(x - tl.max(x, axis=0))
-        tl.store(y_ptr + row * n + cols, e / tl.sum(e, axis=0), mask=mask)
-
-    return softmax_rows
+    spec = importlib.util.spec_from_file_location("softmax_triton_ok", SOLUTION)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return triton.jit(module.softmax_row_kernel.fn)
 
 
 def compile_all(blocks: list[int], threads: int) -> float:
