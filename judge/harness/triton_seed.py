@@ -24,8 +24,6 @@ import sys
 import tempfile
 from pathlib import Path
 
-from judge.harness.launch import subprocess_env
-
 log = logging.getLogger("judge.harness")
 
 SEED_ENV = "GRIDSTRIDE_TRITON_SEED"
@@ -52,6 +50,8 @@ def ensure_seed(root: Path, gpu: int, env: dict[str, str]) -> Path | None:
 
     env: the child's environment additions, so the build compiles with the same settings."""
     import torch
+
+    from judge.harness.launch import subprocess_env  # here: children import this module too (copy_seed)
 
     target = root / seed_key(torch.cuda.get_device_name(0))
     if (target / "done").is_file():

@@ -21,6 +21,8 @@ from collections.abc import Callable, Iterator
 
 import torch
 
+from judge.harness.triton_seed import SEED_ENV, copy_seed
+
 
 def warm_up(device: str) -> dict[str, float]:
     """Run the steps for `device`; returns the seconds each completed step took, by name (the
@@ -58,7 +60,8 @@ def _steps(device: str) -> dict[str, float]:
             done[name] = round(time.perf_counter() - began, 3)
 
     step("import triton", _import_triton)
-    step("triton cache seeded", _seed_triton_cache)
+    if os.environ.get(SEED_ENV) and os.environ.get("TRITON_CACHE_DIR"):  # the worker built a seed
+        step("triton cache seeded", lambda: copy_seed(os.environ[SEED_ENV], os.environ["TRITON_CACHE_DIR"]))
     if device != "cuda":
         return done
     step("triton compile", _first_triton_kernel)
@@ -66,16 +69,6 @@ def _steps(device: str) -> dict[str, float]:
     step("import cupy", lambda: __import__("cupy"))
     torch.cuda.synchronize()
     return done
-
-
-def _seed_triton_cache() -> None:
-    """Start from the worker's cache of the judge's own kernels (triton_seed.py), if it has one."""
-    from judge.harness.triton_seed import SEED_ENV, copy_seed
-
-    seed, cache = os.environ.get(SEED_ENV), os.environ.get("TRITON_CACHE_DIR")
-    if not (seed and cache):
-        raise LookupError("no seed")  # not a step that ran: left out of the report
-    copy_seed(seed, cache)
 
 
 def _import_triton() -> None:
