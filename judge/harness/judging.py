@@ -438,13 +438,12 @@ class Judging:
         readable = self.config.child_readable()  # first: it builds the Triton seed the env names
         memory = self.spec.limits.host_memory_mb << 20
         gpu = self.config.gpu_index if self.config.device == "cuda" else None
-        self.pool = (
-            self.config.child_pool(argv, self.child_env(), gpu) if memory == self.config.child_memory_bytes else None
-        )
+        env = self.child_env()
+        self.pool = self.config.child_pool(argv, env, gpu) if memory == self.config.child_memory_bytes else None
         self.child = launch.start_child(
             argv,
             limits=launch.RunLimits(wall_seconds=STARTUP_SECONDS + limit + 30, memory_bytes=memory),
-            env=self.child_env(),
+            env=env,
             gpu=gpu,
             pool=self.pool,
             work_dir=str(self.config.work_dir),
