@@ -39,7 +39,7 @@ for s in "${steps[@]}"; do
     overhead) step overhead 300 python3 bench/sandbox_overhead.py --gpu 0 --jobs 20 --heavy-jobs 8 ;;
     pipeline) step pipeline 300 bash -c 'if [[ -d .whl ]]; then python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/*.whl && export PYTHONPATH=/tmp/site; fi; python3 bench/pipeline_gpu.py --write --timeline --runs ${PIPELINE_RUNS:-5}' ;;
     child_start) step child_start 120 python3 bench/child_start_probe.py ;;
-    side_stream) step side_stream 150 python3 -m pytest -c pytest-judge.ini tests/gpu/test_gpu_paths.py -m gpu -q --timeout 100 -k side_stream -rA ;;
+    side_stream) step side_stream 200 bash -c 'for cover in fill sleep; do echo "== GRIDSTRIDE_LAUNCH_COVER=$cover (sleep: expected to fail, the measurement behind docs/judging.md)"; GRIDSTRIDE_LAUNCH_COVER=$cover python3 -m pytest -c pytest-judge.ini tests/gpu/test_gpu_paths.py -m gpu -q --timeout 100 -k side_stream -rA; done' ;;
     compile_probe) step compile_probe 120 python3 bench/triton_compile_probe.py ;;
     method) step method "${METHOD_LIMIT:-300}" bash -c 'e=reference_kernels/vector_add/expert_triton.py; for arm in "GRIDSTRIDE_LAUNCH_COVER=sleep triton $e" "GRIDSTRIDE_LAUNCH_COVER=fill triton $e" "GRIDSTRIDE_LAUNCH_COVER=0 triton $e" "GRIDSTRIDE_LAUNCH_COVER=0 pytorch problems/vector_add/solutions/pytorch_ok.py"; do set -- $arm; echo "== $arm"; env "$1" python3 bench/repeat_probe.py vector_add "$2" "$3" "${METHOD_RUNS:-3}"; done' ;;
     *) echo "unknown step $s" ;;
