@@ -181,7 +181,10 @@ class WarmPool:
         with self._lock:
             was_taken = job.pid in self._taken
             self._taken.discard(job.pid)
-        if was_taken and self.refill == "after":
+            # Another job may already be running (its owner took the next process before this
+            # one's exit was reaped): a start now would run beside it. Its owner refills.
+            busy = bool(self._taken)
+        if was_taken and self.refill == "after" and not busy:
             self.refill_soon()
 
     def take(self) -> WarmJob:

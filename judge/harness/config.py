@@ -159,6 +159,14 @@ class JudgeConfig:
                 self.pool = launch.make_pool(argv, limits, env, gpu, readable) or False
             return self.pool or None
 
+    def close_pool(self) -> None:
+        """Stop the warm pool's idle process (a config dropped while another one judges on the
+        same GPU must not leave a process starting beside that one's timed calls)."""
+        with self._lock:
+            pool, self.pool = self.pool, None
+        if pool:
+            pool.close()
+
     def prepare(self) -> None:
         """Do now what the first job would otherwise wait for: measure the machine ceilings and
         start the warm pool (a worker calls this once at start-up)."""

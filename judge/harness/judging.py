@@ -168,6 +168,7 @@ class Judging:
         self.stage_text = "starting"
         self.child: launch.Child | None = None
         self.pool: Any = None  # the warm pool this job's process came from, if any
+        self.profiled = False  # profile mode: ncu's run is over (nothing may start beside it)
         # Where the job's time went: (event, seconds since the job arrived), shown in the report.
         self.timeline: list[tuple[str, float]] = []
         self.clock_samples: list[dict[str, float]] = []
@@ -294,6 +295,8 @@ class Judging:
         self.run_child(library)
         if report.verdict == "accepted" and job.mode == "profile":
             self.profile(library)
+            self.profiled = True
+            self.refill_pool()
         return report
 
     def child_env(self) -> dict[str, str]:
@@ -650,7 +653,10 @@ class Judging:
 
     def refill_pool(self) -> None:
         """Start the pool's next process now rather than when this one has exited, so a job
-        right behind this one finds it warm (sandbox.WarmPool.refill_soon)."""
+        right behind this one finds it warm (sandbox.WarmPool.refill_soon). In profile mode
+        Nsight Compute replays the kernels after the run: a start beside it would skew its digest."""
+        if self.job.mode == "profile" and not self.profiled:
+            return
         if self.pool is not None:
             self.pool.refill_soon()
 

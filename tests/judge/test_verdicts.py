@@ -461,14 +461,35 @@ def test_a_benchmark_run_starts_the_next_warm_process_once_its_last_shape_is_tim
     assert called + last_timed <= spawned[0] <= called + timeline["child done"] - 0.4, (spawned, called, timeline)
 
 
+def test_a_profile_run_starts_the_next_warm_process_only_after_its_profiler_run(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from judge.harness.judging import Judging
+
+    # Nsight Compute replays the kernels after the timed run (on a GPU host): nothing may start
+    # beside it, so the refill waits for the end of the whole job, not the last shape's times.
+    check = Judging.on_checked
+
+    def slow_check(self: Judging, header: dict[str, Any]) -> None:
+        if "shape" in header:
+            time.sleep(0.5)
+        check(self, header)
+
+    monkeypatch.setattr(Judging, "on_checked", slow_check)
+    report, called, spawned = judge_logging_spawns(JudgeConfig(device="cpu", limit_cap_seconds=60), "profile")
+    timeline = dict(report.system["timeline_s"])
+    assert len(spawned) == 1, spawned
+    assert spawned[0] >= called + timeline["child done"], (spawned, called, timeline)
+
+
 def test_the_pool_tells_a_warmed_process_from_one_still_starting() -> None:
     config = JudgeConfig(device="cpu", limit_cap_seconds=60)
     assert judge(ADD, config=config).verdict == "accepted"
     pool = config.pool
     if not pool:
         pytest.skip("no sandbox on this host, so no warm pool")
-    pool.close()
-    config.pool = None
+    config.close_pool()
+    assert config.pool is None and pool._closed and not pool._idle
     from judge.harness.judging import child_argv, child_env
 
     pool = config.child_pool(child_argv(), child_env(config), None)  # its one process starts now

@@ -379,3 +379,24 @@ def test_refill_soon_starts_one_process_however_often_it_is_asked() -> None:
             warm.channel_out.close()
             assert warm.channel_in.read() == data
             warm.wait(10)
+
+
+def test_a_process_ending_while_the_next_job_runs_starts_nothing_beside_it() -> None:
+    """The judge takes the next process before the last one's exit is reaped: a refill then
+    would start (CUDA context, warm-up kernels) beside the running job's timed calls."""
+    with WarmPool(py(ECHO_CHILD), limits=SMALL) as pool:
+        first = pool.take()
+        pool.refill_soon()  # the judge's refill once the first job's timing is over
+        second = pool.take()
+        first.channel_out.write(b"a")
+        first.channel_out.close()
+        first.wait(10)  # reaped while the second job runs
+        time.sleep(0.5)
+        assert not pool._idle and pool._filling == 0
+        second.channel_out.write(b"b")
+        second.channel_out.close()
+        second.wait(10)
+        deadline = time.monotonic() + 10  # with nothing running, the pool refills as before
+        while not pool._idle and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert len(pool._idle) == 1
