@@ -12,6 +12,7 @@ ceilings [--fresh]  the measured machine ceilings of this GPU
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import importlib.util
 import inspect
 import json
@@ -409,6 +410,17 @@ def corpus(spec: specmod.ProblemSpec) -> list[tuple[str, Path, specmod.Solution]
     return entries
 
 
+def timed_like(report: Any, honest: Any, honest_file: str) -> tuple[bool, str]:
+    """A cheat accepted but no faster than the honest file (judged before it in the same run):
+    the work it meant to hide was timed, so it gained nothing."""
+    if honest is None or honest.verdict != "accepted" or not honest.score_us:
+        return False, f"no accepted judging of {honest_file} in this run to compare with"
+    ratio = report.score_us / honest.score_us
+    if ratio >= 1.0:
+        return True, f"neutralised: timed in full, {ratio:.2f}x the time of {honest_file}"
+    return False, f"faster than {honest_file} ({ratio:.2f}x): work escaped the timing"
+
+
 def cmd_selftest(args: argparse.Namespace) -> int:
     from judge.harness import judge_job
 
@@ -436,6 +448,7 @@ def cmd_selftest(args: argparse.Namespace) -> int:
     rows = []
     surprises = 0
     skipped = 0
+    reports: dict[tuple[str, str], Any] = {}  # (slug, file) -> report, for or_timed_like
     began = time.monotonic()
     for spec in specs:
         if wanted and spec.slug not in wanted:
@@ -467,7 +480,23 @@ def cmd_selftest(args: argparse.Namespace) -> int:
             )
             t0 = time.monotonic()
             report = judge_job(job, config=config)
+            reports[(spec.slug, sol.file)] = report
             ok = report.verdict == expect
+            note = ""
+            if not ok and sol.or_timed_like and report.verdict == "accepted":
+                key = (spec.slug, sol.or_timed_like)
+                if key not in reports:  # not judged yet in this run (order, --only): judge it now
+                    honest = next(x for x in spec.solutions if x.file == sol.or_timed_like)
+                    honest_job = dataclasses.replace(
+                        job,
+                        submission_id=f"selftest-{spec.slug}-{honest.file}",
+                        language=honest.language,
+                        source=(spec.directory / "solutions" / honest.file).read_text(encoding="utf-8"),
+                    )
+                    reports[key] = judge_job(honest_job, config=config)
+                ok, note = timed_like(report, reports[key], sol.or_timed_like)
+                report.message += f" ({note})"
+                note = f", {note}"
             if cpu_cuda and expect == "rejected":
                 from judge.harness.judging import CPU_CUDA_MESSAGE
 
@@ -483,7 +512,7 @@ def cmd_selftest(args: argparse.Namespace) -> int:
                     flush=True,
                 )
             else:  # one line per entry as it finishes: a run cut short still shows how far it got
-                print(f"ok {label} -> {report.verdict} ({time.monotonic() - t0:.1f}s)", flush=True)
+                print(f"ok {label} -> {report.verdict}{note} ({time.monotonic() - t0:.1f}s)", flush=True)
     print(_table(["problem", "file", "language", "expected", "got", "status", "time"], rows))
     device = "GPU" if on_gpu else "CPU"
     print(

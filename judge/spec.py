@@ -180,6 +180,10 @@ class Solution:
     expect: str
     why: str = ""
     gpu_only: bool = False
+    # A cheat the judge may neutralise instead of rejecting: an accepted verdict also meets the
+    # expectation when the score is no faster than this honest corpus file's (the hidden work
+    # was timed after all). Only with expect = "rejected".
+    or_timed_like: str = ""
 
 
 @dataclass(frozen=True)
@@ -384,12 +388,19 @@ def load_problem(directory: Path) -> ProblemSpec:
             expect=r.get(raw, "expect", str),
             why=raw.get("why", ""),
             gpu_only=bool(raw.get("gpu_only", False)),
+            or_timed_like=raw.get("or_timed_like", ""),
         )
         if sol.expect not in VERDICTS or sol.language not in LANGUAGES:
             raise r.fail(f"solution {sol.file!r}: bad expect or language", sol.file)
+        if sol.or_timed_like and (sol.expect != "rejected" or not isinstance(sol.or_timed_like, str)):
+            raise r.fail(f"solution {sol.file!r}: or_timed_like goes with expect = 'rejected'", sol.file)
         if not (directory / "solutions" / sol.file).is_file():
             raise r.fail(f"solution file solutions/{sol.file} does not exist", sol.file)
         solutions.append(sol)
+    accepted = {sol.file for sol in solutions if sol.expect == "accepted"}
+    for sol in solutions:
+        if sol.or_timed_like and sol.or_timed_like not in accepted:
+            raise r.fail(f"solution {sol.file!r}: or_timed_like must name an accepted corpus file", sol.file)
 
     statement_path = directory / "statement.md"
     statement = statement_path.read_text(encoding="utf-8") if statement_path.is_file() else ""

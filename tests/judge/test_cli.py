@@ -181,3 +181,70 @@ def test_worker_delegates_to_judge_worker(monkeypatch) -> None:
     monkeypatch.setattr(judge.worker, "main", lambda argv: seen.append(argv) or 0)
     assert main(["worker", "--gpu-model", "cpu"]) == 0
     assert seen == [["--gpu-model", "cpu"]]
+
+
+def add_solution_entry(tmp_path: Path, entry: str) -> Path:
+    root = copy_problem(tmp_path)
+    toml = root / "vector_add" / "problem.toml"
+    toml.write_text(toml.read_text() + "\n[[solutions]]\n" + entry)
+    return root
+
+
+@pytest.mark.parametrize(
+    ("entry", "error"),
+    [
+        (
+            'file = "triton_ok.py"\nlanguage = "triton"\nexpect = "accepted"\nor_timed_like = "pytorch_ok.py"\n',
+            "or_timed_like goes with expect = 'rejected'",
+        ),
+        (
+            'file = "triton_ok.py"\nlanguage = "triton"\nexpect = "rejected"\nor_timed_like = "cuda_compile_error.cu"\n',
+            "or_timed_like must name an accepted corpus file",
+        ),
+    ],
+)
+def test_validate_rejects_an_or_timed_like_that_cannot_be_checked(tmp_path: Path, capsys, entry, error) -> None:
+    root = add_solution_entry(tmp_path, entry)
+    assert main(["validate", "--root", str(root)]) == 1
+    assert error in capsys.readouterr().out
+
+
+def test_a_neutralised_cheat_meets_its_expectation_only_when_no_faster_than_the_honest_file(
+    capsys, monkeypatch
+) -> None:
+    """A side-stream cheat the single hardware queue times in full is accepted; the corpus
+    entry still passes only if its score is no faster than the honest file's (judged on demand
+    when --only left it out)."""
+    import dataclasses
+
+    import judge.harness
+    from judge.protocol import Report
+
+    base = specmod.load("vector_add")
+    cheat = specmod.Solution(file="pytorch_ok.py", language="pytorch", expect="rejected", or_timed_like="triton_ok.py")
+    honest = next(s for s in base.solutions if s.file == "triton_ok.py")
+    spec = dataclasses.replace(base, solutions=[cheat, honest])
+    monkeypatch.setattr(specmod, "load_all", lambda: ([spec], []))
+    judged: list[str] = []
+
+    for cheat_us, code, note in ((150.0, 0, "neutralised: timed in full, 1.50x"), (50.0, 1, "faster than")):
+        scores = {"pytorch": cheat_us, "triton": 100.0}
+
+        def fake(job, scores=scores, **kwargs):
+            judged.append(job.submission_id)
+            return Report(
+                submission_id=job.submission_id,
+                attempt=1,
+                problem=job.problem,
+                language=job.language,
+                mode=job.mode,
+                verdict="accepted",
+                score_us=scores[job.language],
+            )
+
+        monkeypatch.setattr(judge.harness, "judge_job", fake)
+        judged.clear()
+        assert main(["selftest", "vector_add", "--cpu-only", "--only", "pytorch_ok"]) == code
+        out = capsys.readouterr().out
+        assert judged == ["selftest-vector_add-pytorch_ok.py", "selftest-vector_add-triton_ok.py"]
+        assert note in out and ("UNEXPECTED" in out) == (code == 1), out

@@ -1,8 +1,11 @@
-"""Rejected (work hidden from the timer): the sum runs on a private CUDA stream and solve()
-returns without making the caller's stream wait, so the harness's end event fires at once.
+"""Cheat (work hidden from the timer): the sum runs on a private CUDA stream and solve()
+returns without making the caller's stream wait, hoping the harness's end event fires at once.
 
-The result is right by the time anyone synchronises the device; the judge must see that the
-device did not drain when the measured call ended.
+It must gain nothing. Either the device-wide synchronize after the end event finds the work
+still running (rejected, hidden-work), or the end event waits for it: the judge's child runs
+with one hardware queue (CUDA_DEVICE_MAX_CONNECTIONS=1), so work queued on any stream before
+the end event finishes before it. On the H200 it is the second: accepted with its full time
+(a score of 5948 us in `judge selftest --quick`; the corpus checks it is no faster than pytorch_ok.py).
 """
 
 import torch
