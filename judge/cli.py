@@ -410,13 +410,18 @@ def corpus(spec: specmod.ProblemSpec) -> list[tuple[str, Path, specmod.Solution]
     return entries
 
 
+# Two judgings of the same work differ by a few percent under --quick timing; a cheat that
+# worked (a replayed result, work outside the timed window) is many times faster, not 10%.
+TIMED_LIKE_MIN_RATIO = 0.9
+
+
 def timed_like(report: Any, honest: Any, honest_file: str) -> tuple[bool, str]:
-    """A cheat accepted but no faster than the honest file (judged before it in the same run):
-    the work it meant to hide was timed, so it gained nothing."""
+    """A cheat accepted but no faster than the honest file (within timing noise): the work it
+    meant to hide or skip was timed, so it gained nothing."""
     if honest is None or honest.verdict != "accepted" or not honest.score_us:
         return False, f"no accepted judging of {honest_file} in this run to compare with"
     ratio = report.score_us / honest.score_us
-    if ratio >= 1.0:
+    if ratio >= TIMED_LIKE_MIN_RATIO:
         return True, f"neutralised: timed in full, {ratio:.2f}x the time of {honest_file}"
     return False, f"faster than {honest_file} ({ratio:.2f}x): work escaped the timing"
 

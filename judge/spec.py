@@ -181,8 +181,8 @@ class Solution:
     why: str = ""
     gpu_only: bool = False
     # A cheat the judge may neutralise instead of rejecting: an accepted verdict also meets the
-    # expectation when the score is no faster than this honest corpus file's (the hidden work
-    # was timed after all). Only with expect = "rejected".
+    # expectation when the score is no faster than this honest corpus file's, within timing noise
+    # (cli.timed_like: the hidden work was timed, the replay never hit). Only with expect = "rejected".
     or_timed_like: str = ""
 
 

@@ -12,10 +12,11 @@ Frames to the parent (fd 4), by "kind":
   stage        {stage, done, total, detail}
   output       {case | shape, set, name, blob}          raw bytes of one output tensor
   checked      {case | shape, set, checksums, returned} after the outputs of one call
+               (+ seed: the final timed call's input seed number, FreshSets)
   kernels      {shape, names: [[name, duration_us], ...]}
   pool         {shape, size, flush_bytes}
   timing_start {shape}
-  times        {shape, times_us, sets, drains_us, warmup_us, stop_reason}
+  times        {shape, times_us, sets, seeds, drains_us, warmup_us, warmup_seeds, stop_reason}
   await        {}                                       blocks until the parent sends {go: bool}
   violation    {rule, message}                          a contract rule was broken (-> rejected)
   error        {verdict, message}                       compile/runtime/memory/internal errors
@@ -46,6 +47,7 @@ import torch
 from judge.harness import framing
 from judge.harness.errors import scrub_paths, syntax_error_message, trim, user_traceback
 from judge.harness.guard import Guard
+from judge.harness.seeds import fresh_seed
 from judge.harness.tensors import DTYPES, checksum, poison_, to_bytes
 from judge.harness.timing import L2Flusher, TimingPolicy, time_calls
 from judge.harness.warmup import warm_up
@@ -453,7 +455,7 @@ class Runner:
                     set_outputs.append(self.make_outputs(shape["shapes"]))
             if not policy.outputs_per_set:
                 set_outputs *= k  # one shared output buffer for every set
-            sums = [[checksum(t) for t in inputs] for inputs in pool]
+            sums0 = [checksum(t) for t in pool[0]]
             calls = [
                 self.submission.bind(inputs, outs, size_args) for inputs, outs in zip(pool, set_outputs, strict=True)
             ]
@@ -461,19 +463,24 @@ class Runner:
             flush_bytes = self.flusher.flush_bytes if self.flusher else 0
             self.channel.send({"kind": "pool", "shape": j, "size": k, "flush_bytes": flush_bytes})
 
+            fresh = FreshSets(self, shape, pool)
             # One untimed call on set 0 whose output the parent checks.
+            fresh.before_call(0)
             returned = self.call_checked(calls[0], pool[0], outputs, f"benchmark shape {detail!r}")
-            self.check_inputs_unchanged(sums[0], [checksum(t) for t in pool[0]])
+            self.check_inputs_unchanged(sums0, [checksum(t) for t in pool[0]])
             self.send_outputs(outputs, {"shape": j, "set": 0})
             self.channel.send(
-                {"kind": "checked", "shape": j, "set": 0, "checksums": sums[0], "returned": returned is not None}
+                {"kind": "checked", "shape": j, "set": 0, "checksums": sums0, "returned": returned is not None}
             )
             if not self.channel.wait_go():
                 return False
 
             guard_before = [self.meta(inputs + outs) for inputs, outs in zip(pool, set_outputs, strict=True)]
 
-            def prepare(index: int, set_outputs: list[list[torch.Tensor]] = set_outputs) -> None:
+            def prepare(
+                index: int, set_outputs: list[list[torch.Tensor]] = set_outputs, fresh: FreshSets = fresh
+            ) -> None:
+                fresh.before_call(index)
                 self.poison(set_outputs[index])
 
             def after(
@@ -487,7 +494,8 @@ class Runner:
             def call(index: int, calls: list[Callable[[], Any]] = calls) -> None:
                 calls[index]()
 
-            def started(j: int = j, detail: str = detail) -> None:
+            def started(j: int = j, detail: str = detail, fresh: FreshSets = fresh) -> None:
+                fresh.timing_started()
                 self.channel.send(
                     {
                         "kind": "stage",
@@ -521,11 +529,12 @@ class Runner:
                     }
                 )
                 raise Stop from None
-            for index, inputs in enumerate(pool):
-                self.check_inputs_unchanged(sums[index], [checksum(t) for t in inputs])
+            fresh.check_unchanged()
             self.channel.send(
                 {
                     "kind": "times",
+                    "seeds": fresh.timed_seeds(),
+                    "warmup_seeds": fresh.warmup_seeds(),
                     "shape": j,
                     "times_us": run.times_us,
                     "sets": run.sets,
@@ -539,9 +548,16 @@ class Runner:
             final = run.sets[-1]
             self.send_outputs(set_outputs[final], {"shape": j, "set": final})
             self.channel.send(
-                {"kind": "checked", "shape": j, "set": final, "checksums": sums[final], "returned": False}
+                {
+                    "kind": "checked",
+                    "shape": j,
+                    "set": final,
+                    "seed": fresh.seed_of[final],
+                    "checksums": [checksum(t) for t in pool[final]],
+                    "returned": False,
+                }
             )
-            del pool, calls, outputs, set_outputs
+            del pool, calls, outputs, set_outputs, fresh
             if not self.channel.wait_go():
                 return False
         return True
@@ -574,6 +590,61 @@ def _count(shape: list[int]) -> int:
     for d in shape:
         n *= d
     return n
+
+
+class FreshSets:
+    """No two calls of a benchmark shape see the same inputs.
+
+    The pool's sets are reused in turn (memory allows a few), so a submission could remember
+    each set's result, by address or by a fingerprint of a few sampled values, and replay it
+    in microseconds. Instead a set that was used is regenerated in place, from the next seed of
+    the shape's fresh sequence (seeds.fresh_seed), right before it is used again: outside the
+    timed window, same addresses, new values. The parent checks that no seed came twice and
+    recomputes the final call's inputs from its seed.
+    """
+
+    def __init__(self, runner: Runner, shape: dict[str, Any], pool: list[list[torch.Tensor]]) -> None:
+        self.runner = runner
+        self.shape = shape
+        self.pool = pool
+        self.seed_of = list(range(len(pool)))  # the seed number each set holds now
+        self.used = [False] * len(pool)
+        self.next_index = len(shape["pool_seeds"])  # fresh seed numbers follow the pool's
+        self.seeds: list[int] = []  # per call, warm-up and timed
+        self.timed_from = 0
+
+    def seed(self, index: int) -> int:
+        pool_seeds = self.shape["pool_seeds"]
+        return pool_seeds[index] if index < len(pool_seeds) else fresh_seed(self.shape["fresh_key"], index)
+
+    def before_call(self, index: int) -> None:
+        if self.used[index]:
+            made = self.runner.make_inputs(self.seed(self.next_index), self.shape["sizes"], self.shape["shapes"])
+            for target, values in zip(self.pool[index], made, strict=True):
+                target.copy_(values)
+            del made
+            self.seed_of[index] = self.next_index
+            self.next_index += 1
+        self.used[index] = True
+        self.seeds.append(self.seed_of[index])
+
+    def timing_started(self) -> None:
+        self.timed_from = len(self.seeds)
+
+    def warmup_seeds(self) -> list[int]:
+        return self.seeds[1 : self.timed_from]  # [0] is the checked call before the warm-up
+
+    def timed_seeds(self) -> list[int]:
+        return self.seeds[self.timed_from :]
+
+    def check_unchanged(self) -> None:
+        """Every set still holds the inputs its seed gives (solve() wrote into none of them)."""
+        for index, inputs in enumerate(self.pool):
+            expected = self.runner.make_inputs(
+                self.seed(self.seed_of[index]), self.shape["sizes"], self.shape["shapes"]
+            )
+            self.runner.check_inputs_unchanged([checksum(t) for t in expected], [checksum(t) for t in inputs])
+            del expected
 
 
 def profiler_sanity() -> list[str]:

@@ -29,7 +29,7 @@ from judge import spec as specmod
 from judge.harness import framing, launch, nvml, results, source_checks
 from judge.harness.config import JudgeConfig, default_config
 from judge.harness.errors import trim
-from judge.harness.seeds import bench_case_key, derive_seed, test_case_key
+from judge.harness.seeds import bench_case_key, derive_seed, fresh_key_name, fresh_seed, test_case_key
 from judge.harness.stats import geometric_mean, summarize
 from judge.harness.triton_seed import SEED_ENV
 from judge.protocol import (
@@ -147,6 +147,7 @@ class ShapeState:
     name: str
     sizes: dict[str, int]
     pool_seeds: list[int]
+    fresh_key: int = 0  # the sets regenerated between calls take seeds.fresh_seed(fresh_key, i)
     pool_size: int = 0
     flush_bytes: int = 0
     timing_started: float | None = None
@@ -155,6 +156,10 @@ class ShapeState:
     kernels: list[list[Any]] = field(default_factory=list)
     checked_final: bool = False
     power_before: Any = None  # nvml.Reading taken as the child is told to go on to the timing
+
+    def seed(self, index: int) -> int:
+        """Input seed number `index`: the pool's first sets, then the fresh ones (child_job.FreshSets)."""
+        return self.pool_seeds[index] if index < len(self.pool_seeds) else fresh_seed(self.fresh_key, index)
 
 
 class Judging:
@@ -370,6 +375,7 @@ class Judging:
                 pool_seeds=[
                     derive_seed(config.secret, job.seed, bench_case_key(c.name), k) for k in range(config.pool_sets)
                 ],
+                fresh_key=derive_seed(config.secret, job.seed, fresh_key_name(c.name)),
             )
             for c in benches
         ]
@@ -403,7 +409,13 @@ class Judging:
                 for c in cases
             ],
             "benchmarks": [
-                {"name": s.name, "sizes": s.sizes, "pool_seeds": s.pool_seeds, "shapes": shapes(s.sizes)}
+                {
+                    "name": s.name,
+                    "sizes": s.sizes,
+                    "pool_seeds": s.pool_seeds,
+                    "fresh_key": s.fresh_key,
+                    "shapes": shapes(s.sizes),
+                }
                 for s in self.shapes
             ],
             "policy": policy.as_dict(),
@@ -729,12 +741,16 @@ class Judging:
             shape = self.shapes[index]
             if set_index >= max(shape.pool_size, 1):
                 raise framing.ForgedFrame("checked set outside the pool")
+            seed_index = set_index
             if shape.times is not None:
                 if set_index != shape.times["sets"][-1]:
                     raise framing.ForgedFrame("the final output is not from the final timed call's set")
+                seed_index = shape.times["seeds"][-1]  # the inputs that set held at that call
+                if header.get("seed") != seed_index:
+                    raise framing.ForgedFrame("the final output is not from the final timed call's inputs")
                 shape.checked_final = True
             sizes, label = dict(shape.sizes), f"benchmark {shape.name} (input set {set_index})"
-            seed = shape.pool_seeds[set_index]
+            seed = shape.seed(seed_index)
         expected = self.expected_for(seed, sizes)
         reported = header.get("checksums")
         if reported != expected.checksums:
@@ -835,6 +851,12 @@ class Judging:
             raise framing.ForgedFrame("times must be positive finite numbers")
         if not all(isinstance(s, int) and 0 <= s < max(shape.pool_size, 1) for s in sets):
             raise framing.ForgedFrame("a timed call used a set outside the pool")
+        seeds, warmup_seeds = times.get("seeds"), times.get("warmup_seeds")
+        if not (isinstance(seeds, list) and isinstance(warmup_seeds, list)) or len(seeds) != len(values):
+            raise framing.ForgedFrame("bad input seeds in the times frame")
+        every = [0, *warmup_seeds, *seeds]  # seed 0: the untimed call checked before the warm-up
+        if not all(isinstance(s, int) and 0 <= s < 1 << 20 for s in every) or len(set(every)) != len(every):
+            raise framing.ForgedFrame("two calls were given the same inputs")
         if shape.timing_started is None or shape.times_received is None:
             raise framing.ForgedFrame("times without a timing start")
         span_us = (shape.times_received - shape.timing_started) * 1e6

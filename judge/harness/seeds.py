@@ -30,3 +30,15 @@ def test_case_key(name: str) -> str:
 
 def bench_case_key(name: str) -> str:
     return f"bench:{name}"
+
+
+def fresh_seed(key: int, index: int) -> int:
+    """Seed number `index` of a benchmark shape's fresh inputs (the sets regenerated between
+    timed calls). `key` is the shape's own secret-derived seed, so the sequence is public only
+    to the child that was given the key; parent and child compute the same numbers."""
+    digest = hashlib.blake2b(f"{key}:{index}".encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big") & ((1 << SEED_BITS) - 1)
+
+
+def fresh_key_name(name: str) -> str:
+    return f"bench-fresh:{name}"

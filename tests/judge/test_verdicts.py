@@ -297,6 +297,41 @@ def test_modifying_an_input_is_rejected() -> None:
     assert report.verdict == "rejected" and "inputs-modified" in report.message and "input a" in report.message
 
 
+def test_no_two_benchmark_calls_see_the_same_inputs() -> None:
+    """A result cached by content (or by address) and replayed needs a call whose inputs repeat
+    an earlier one's: the pool's sets are regenerated between calls, so none does (this solve
+    fails on the first repeat, as a replay cheat would profit from it)."""
+    source = """
+    import hashlib
+    import torch
+
+    _seen = set()
+
+    def solve(a, b, c, n):
+        key = hashlib.sha1(a.numpy().tobytes() + b.numpy().tobytes()).hexdigest()
+        if key in _seen:
+            raise RuntimeError("these inputs came before")
+        _seen.add(key)
+        torch.add(a, b, out=c)
+    """
+    report = judge(source, mode="benchmark")
+    assert report.verdict == "accepted", report.message
+    assert all(shape.n >= 5 for shape in report.benchmarks), report.benchmarks
+
+
+def test_modifying_inputs_during_the_timed_calls_is_rejected() -> None:
+    source = """
+    import torch
+
+    def solve(a, b, c, n):
+        torch.add(a, b, out=c)
+        if not torch.isnan(c).any():  # not on the checked call's poisoned-first path: every call
+            a.add_(1.0)
+    """
+    report = judge(source, mode="benchmark")
+    assert report.verdict == "rejected" and "inputs-modified" in report.message, report.message
+
+
 def test_replacing_the_output_tensor_storage_is_rejected() -> None:
     report = judge("def solve(a, b, c, n):\n    c.data = a + b\n")
     assert report.verdict == "rejected" and "tensor-identity" in report.message

@@ -1,8 +1,13 @@
-"""Rejected (replays a cached result): fingerprints the inputs from a few thousand sampled values
+"""Cheat (replays a cached result): fingerprints the inputs from a few thousand sampled values
 plus the sizes and, when a fingerprint comes back, copies the remembered output instead of
-attending. Fresh inputs get a correct answer; repeated ones (a judge that times the same few
-input sets over and over) get a copy in microseconds, far below the time needed just to read the
-KV cache."""
+attending. A judge that timed the same few input sets over and over would see a copy in
+microseconds.
+
+It must gain nothing: the judge regenerates an input set (new values, same addresses) before
+it is used again, so no fingerprint ever comes back and every timed call does the work, plus
+the fingerprint's cost. On the H200, before that change, it was accepted at 348.7 us
+(`judge selftest --quick`, 2026-11-30): the replay was not fast enough for the roofline floor.
+"""
 
 import math
 
