@@ -136,6 +136,11 @@ def reference_module(spec: specmod.ProblemSpec) -> Any:
     return module
 
 
+# Outputs at least this large get their own timeline step when they arrive (the transfer is
+# most of a large check: 2.5 s for softmax's 1 GiB on the H200, pipeline_gpu 2026-11-30).
+LARGE_OUTPUT_BYTES = 64 << 20
+
+
 @dataclass
 class Expected:
     outputs: dict[str, Any]
@@ -706,6 +711,8 @@ class Judging:
         if blob is None or not any(t.name == name for t in self.spec.outputs):  # type: ignore[union-attr]
             raise framing.ForgedFrame(f"unexpected output frame {name!r}")
         self.pending[name] = blob
+        if len(blob) >= LARGE_OUTPUT_BYTES:  # the timeline then splits a large check: transfer, compare
+            self.mark(f"output {name} received ({len(blob) >> 20} MiB)")
 
     def where(self, header: dict[str, Any]) -> tuple[str, int, int]:
         if "case" in header:

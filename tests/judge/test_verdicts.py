@@ -539,3 +539,14 @@ def test_the_childs_warm_up_leaves_nothing_in_the_submissions_stderr() -> None:
     report = judge("import sys, torch\n\ndef solve(a, b, c, n):\n    torch.add(a, b, out=c)\n")
     assert report.verdict == "accepted" and report.system["child_warmed_up"]
     assert report.stderr == "", report.stderr
+
+
+def test_a_large_outputs_arrival_is_a_step_of_the_timeline(monkeypatch: pytest.MonkeyPatch) -> None:
+    import judge.harness.judging as judging
+
+    monkeypatch.setattr(judging, "LARGE_OUTPUT_BYTES", 1 << 20)  # the CPU shapes' 4 MiB output counts
+    report = judge(ADD, mode="benchmark")
+    assert report.verdict == "accepted", report.message
+    events = [event for event, _ in report.system["timeline_s"]]
+    arrived = [i for i, event in enumerate(events) if event == "output c received (4 MiB)"]
+    assert arrived and all(events[i + 1].endswith(": checked") for i in arrived), events
