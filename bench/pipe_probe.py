@@ -4,7 +4,8 @@
 
 A forked writer sends one output frame (judge.harness.framing, as the child does) of --mib MiB;
 the parent reads it as the judge does. Once with Linux's default pipe buffer (64 KiB), once
-with sandbox.pool.RESULTS_PIPE_BYTES. CPU only.
+with sandbox.pool.RESULTS_PIPE_BYTES; and, for comparison, through a shared-memory file
+(memfd: the writer pwrites, the reader preads into a fresh buffer). CPU only.
 """
 
 from __future__ import annotations
@@ -44,6 +45,28 @@ def transfer_seconds(size: int, pipe_bytes: int | None) -> float:
     return elapsed
 
 
+def memfd_seconds(size: int) -> float:
+    payload = bytearray(size)
+    fd = os.memfd_create("probe")
+    began = time.perf_counter()
+    pid = os.fork()
+    if pid == 0:
+        view = memoryview(payload)
+        done = 0
+        while done < size:
+            done += os.pwrite(fd, view[done:], done)
+        os._exit(0)
+    os.waitpid(pid, 0)
+    buf = bytearray(size)
+    view = memoryview(buf)
+    got = 0
+    while got < size:
+        got += os.preadv(fd, [view[got:]], got)
+    elapsed = time.perf_counter() - began
+    os.close(fd)
+    return elapsed
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--mib", type=int, default=1024)
@@ -52,6 +75,8 @@ def main() -> int:
     for label, pipe_bytes in (("default (64 KiB)", None), (f"{RESULTS_PIPE_BYTES >> 10} KiB", RESULTS_PIPE_BYTES)):
         seconds = transfer_seconds(size, pipe_bytes)
         print(f"{label:18s} {args.mib} MiB in {seconds:.2f} s ({size / seconds / 1e9:.2f} GB/s)")
+    seconds = memfd_seconds(size)
+    print(f"{'memfd':18s} {args.mib} MiB in {seconds:.2f} s ({size / seconds / 1e9:.2f} GB/s)")
     return 0
 
 
