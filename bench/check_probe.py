@@ -13,29 +13,37 @@ copy back to the device (tensors.from_bytes) and the comparison (tensors.compare
 from __future__ import annotations
 
 import argparse
+import contextlib
 import statistics
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from pipe_probe import transfer_seconds  # noqa: E402
+from pipe_probe import transfer_seconds
 
-from judge import spec as specmod  # noqa: E402
-from judge.harness.judging import reference_module  # noqa: E402
-from sandbox.pool import RESULTS_PIPE_BYTES  # noqa: E402
+from judge import spec as specmod
+from judge.harness.judging import reference_module
+from sandbox.pool import RESULTS_PIPE_BYTES
 
 
-def timed(step: Callable[[], Any], sync: Callable[[], None]) -> tuple[float, Any]:
-    sync()
-    began = time.perf_counter()
-    result = step()
-    sync()
-    return time.perf_counter() - began, result
+class Stopwatch:
+    """Adds each `with watch.step(name):` block's seconds to watch.seconds[name] (device synced)."""
+
+    def __init__(self, sync: Callable[[], None]) -> None:
+        self.sync = sync
+        self.seconds: dict[str, list[float]] = {}
+
+    @contextlib.contextmanager
+    def step(self, name: str) -> Iterator[None]:
+        self.sync()
+        began = time.perf_counter()
+        yield
+        self.sync()
+        self.seconds.setdefault(name, []).append(time.perf_counter() - began)
 
 
 def main() -> int:
@@ -66,29 +74,26 @@ def main() -> int:
     sync = torch.cuda.synchronize if args.device == "cuda" else (lambda: None)
     module = reference_module(spec)
     tol = spec.tolerance
-    steps: dict[str, list[float]] = {"child: copy to host (to_bytes)": [], "results pipe": pipe}
-    for name in ("parent: generate inputs", "parent: input checksums", "parent: float64 reference"):
-        steps[name] = []
-    steps["parent: copy to device (from_bytes)"] = []
-    steps["parent: compare"] = []
+    watch = Stopwatch(sync)
+    watch.seconds["results pipe"] = pipe
     for run in range(args.repeat):
-        seconds, inputs = timed(lambda: module.generate_inputs(seed=run + 1, device=args.device, **sizes), sync)
-        steps["parent: generate inputs"].append(seconds)
-        seconds, _ = timed(lambda: [checksum(inputs[t.name]) for t in spec.inputs], sync)
-        steps["parent: input checksums"].append(seconds)
-        seconds, expected = timed(lambda: module.reference(**inputs, **sizes)[output.name], sync)
-        steps["parent: float64 reference"].append(seconds)
-        got_device = expected.to(DTYPES[output.dtype])  # what a correct submission wrote
+        with watch.step("parent: generate inputs"):
+            inputs = module.generate_inputs(seed=run + 1, device=args.device, **sizes)
+        with watch.step("parent: input checksums"):
+            [checksum(inputs[t.name]) for t in spec.inputs]
+        with watch.step("parent: float64 reference"):
+            expected = module.reference(**inputs, **sizes)[output.name]
         del inputs
-        seconds, blob = timed(lambda: to_bytes(got_device), sync)
-        steps["child: copy to host (to_bytes)"].append(seconds)
-        del got_device
+        written = expected.to(DTYPES[output.dtype])  # what a correct submission wrote
+        with watch.step("child: copy to host (to_bytes)"):
+            blob = to_bytes(written)
+        del written
         buffer = bytearray(blob)  # the parent receives the frame into a fresh bytearray
         del blob
-        seconds, got = timed(lambda: from_bytes(buffer, output.dtype, tuple(expected.shape), args.device), sync)
-        steps["parent: copy to device (from_bytes)"].append(seconds)
-        seconds, result = timed(
-            lambda: compare(
+        with watch.step("parent: copy to device (from_bytes)"):
+            got = from_bytes(buffer, output.dtype, tuple(expected.shape), args.device)
+        with watch.step("parent: compare"):
+            result = compare(
                 expected,
                 got,
                 atol=tol.atol,
@@ -96,10 +101,7 @@ def main() -> int:
                 atol_rms=tol.atol_rms,
                 rel_l2=tol.rel_l2,
                 dtype_name=output.dtype,
-            ),
-            sync,
-        )
-        steps["parent: compare"].append(seconds)
+            )
         if not result.passed:
             print(f"the reference's own output failed its check: {result}", file=sys.stderr)
             return 1
@@ -110,7 +112,7 @@ def main() -> int:
     print("| step | median s | min s | max s |")
     print("| --- | --- | --- | --- |")
     total = 0.0
-    for name, values in steps.items():
+    for name, values in watch.seconds.items():
         median = statistics.median(values)
         total += median
         print(f"| {name} | {median:.3f} | {min(values):.3f} | {max(values):.3f} |")
