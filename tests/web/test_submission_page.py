@@ -317,7 +317,12 @@ def test_the_report_says_where_the_time_went_and_how_each_shape_was_timed(client
     shapes = softmax_shapes()
     shapes[0].launch_cover_us = 120.0
     shapes[0].set_medians_us = [199.0, 200.0, 203.5]
-    timeline = [["checked the source; ceilings", 0.01], ["child ready", 0.35], ["case one: checked", 1.2]]
+    timeline = [
+        ["checked the source; ceilings", 0.01],
+        ["child ready", 0.35],
+        ["case one: checked", 1.2],
+        ["output y received (1024 MiB)", 1.4],
+    ]
     clocks = [{"shape": "4096x16384", "sm_clock_mhz": 1980.0}, {"shape": "8192x32768", "sm_clock_mhz": 1965.0}]
     system = {"device": "cuda", "gpu": "NVIDIA H200", "timeline_s": timeline, "clocks_after_timing": clocks}
     data = report("accepted", shapes=shapes, system=system, elapsed_s=1.5)
@@ -328,6 +333,8 @@ def test_the_report_says_where_the_time_went_and_how_each_shape_was_timed(client
     ready = "judge process ready (right after another job, this waits for its start-up)"
     assert f'<td>{ready}</td><td class="num">0.35 s</td><td class="num">0.34 s</td>' in html
     assert '<td>case one: checked</td><td class="num">1.20 s</td><td class="num">0.85 s</td>' in html
+    copied = "your output y copied to the judge (1024 MiB)"
+    assert f'<td>{copied}</td><td class="num">1.40 s</td><td class="num">0.20 s</td>' in html
     assert "timeline s" not in html  # not repeated among the system facts
     assert "shape 4096x16384, sm clock mhz 1,980 MHz; shape 8192x32768, sm clock mhz 1,965 MHz" in html
     assert 'title="launch cover 120 µs before each call; 3 input sets, medians 199.0 to 203.5 µs"' in html

@@ -6,6 +6,7 @@ string from the report (messages, logs, outputs) stays a plain string that Djang
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -243,6 +244,18 @@ _EVENT_LABELS = {
 }
 
 
+_OUTPUT_RECEIVED = re.compile(r"output (\w+) received \((\d+) MiB\)")
+
+
+def _event_label(event: str) -> str:
+    if event in _EVENT_LABELS:
+        return _EVENT_LABELS[event]
+    received = _OUTPUT_RECEIVED.fullmatch(event)
+    if received:  # a large output's copy to the judge (the step before its check)
+        return f"your output {received[1]} copied to the judge ({received[2]} MiB)"
+    return event
+
+
 def _timeline(raw: Any) -> list[TimelineRow]:
     """The judge's (event, seconds since the job arrived) pairs, with each step's own duration."""
     rows: list[TimelineRow] = []
@@ -252,7 +265,7 @@ def _timeline(raw: Any) -> list[TimelineRow]:
             continue
         at = float(item[1])
         event = str(item[0])[:80]
-        rows.append(TimelineRow(event=_EVENT_LABELS.get(event, event), at_s=at, step_s=max(at - previous, 0.0)))
+        rows.append(TimelineRow(event=_event_label(event), at_s=at, step_s=max(at - previous, 0.0)))
         previous = at
     return rows
 
