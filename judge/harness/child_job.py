@@ -48,7 +48,7 @@ from judge.harness import framing
 from judge.harness.errors import scrub_paths, syntax_error_message, trim, user_traceback
 from judge.harness.guard import Guard
 from judge.harness.seeds import fresh_seed
-from judge.harness.tensors import DTYPES, checksum, poison_, to_bytes
+from judge.harness.tensors import DTYPES, checksum, poison_, sample_positions, to_bytes
 from judge.harness.timing import L2Flusher, TimingPolicy, time_calls
 from judge.harness.warmup import warm_up
 
@@ -342,9 +342,17 @@ class Runner:
         self.check_after_call(inputs, outputs, before)
         return returned
 
-    def send_outputs(self, outputs: list[torch.Tensor], where: dict[str, Any]) -> None:
+    def send_outputs(self, outputs: list[torch.Tensor], where: dict[str, Any], sample_phase: int | None = None) -> None:
+        """Each output's bytes to the parent; with sample_phase, only tensors.sample_positions of
+        a large one (the check before a shape's timing)."""
         for t, spec in zip(outputs, self.outputs_spec, strict=True):
-            self.channel.send({"kind": "output", **where, "name": spec["name"]}, to_bytes(t))
+            positions = None
+            if sample_phase is not None:
+                positions = sample_positions(
+                    t.numel(), t.element_size(), sample_phase, self.job["precheck_sample_bytes"]
+                )
+            sent = t if positions is None else t.reshape(-1)[positions.to(t.device)]
+            self.channel.send({"kind": "output", **where, "name": spec["name"]}, to_bytes(sent))
 
     # -- stages -------------------------------------------------------------------------------
 
@@ -464,11 +472,12 @@ class Runner:
             self.channel.send({"kind": "pool", "shape": j, "size": k, "flush_bytes": flush_bytes})
 
             fresh = FreshSets(self, shape, pool)
-            # One untimed call on set 0 whose output the parent checks.
+            # One untimed call on set 0 whose output the parent checks (a sample of a large one:
+            # an early wrong answer; the final timed call's output is checked whole).
             fresh.before_call(0)
             returned = self.call_checked(calls[0], pool[0], outputs, f"benchmark shape {detail!r}")
             self.check_inputs_unchanged(sums0, [checksum(t) for t in pool[0]])
-            self.send_outputs(outputs, {"shape": j, "set": 0})
+            self.send_outputs(outputs, {"shape": j, "set": 0}, sample_phase=shape["sample_phase"])
             self.channel.send(
                 {"kind": "checked", "shape": j, "set": 0, "checksums": sums0, "returned": returned is not None}
             )

@@ -90,6 +90,11 @@ class JudgeConfig:
     # the honest calls (f = 1/4: from the 50th to the 33rd percentile of a spread of ~1%).
     drain_tolerated_share: float = 0.25
     pool_sets: int = 16
+    # The check of a benchmark shape's first, untimed call reads at most this much of each output
+    # (tensors.sample_positions); the final timed call's output is checked whole. A whole early
+    # check cost ~2.5 s per GiB of output on the H200 (pipeline_gpu, 2026-11-30) to give a wrong
+    # answer before the timing rather than after it.
+    precheck_sample_bytes: int = 16 << 20
     pool_memory_fraction: float = 0.4
     # Baseline medians per (slug, ranking hash, shape name), timed once per worker.
     baseline_cache: dict[tuple[str, str, str], float | None] = field(default_factory=dict)

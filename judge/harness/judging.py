@@ -153,6 +153,7 @@ class ShapeState:
     sizes: dict[str, int]
     pool_seeds: list[int]
     fresh_key: int = 0  # the sets regenerated between calls take seeds.fresh_seed(fresh_key, i)
+    sample_phase: int = 0  # where the pre-timing check samples a large output (tensors.sample_positions)
     pool_size: int = 0
     flush_bytes: int = 0
     timing_started: float | None = None
@@ -381,6 +382,7 @@ class Judging:
                     derive_seed(config.secret, job.seed, bench_case_key(c.name), k) for k in range(config.pool_sets)
                 ],
                 fresh_key=derive_seed(config.secret, job.seed, fresh_key_name(c.name)),
+                sample_phase=derive_seed(config.secret, job.seed, f"sample:{c.name}"),
             )
             for c in benches
         ]
@@ -419,6 +421,7 @@ class Judging:
                     "sizes": s.sizes,
                     "pool_seeds": s.pool_seeds,
                     "fresh_key": s.fresh_key,
+                    "sample_phase": s.sample_phase,
                     "shapes": shapes(s.sizes),
                 }
                 for s in self.shapes
@@ -426,6 +429,7 @@ class Judging:
             "policy": policy.as_dict(),
             "order_seed": derive_seed(config.secret, job.seed, "order", 0),
             "pool_memory_fraction": config.pool_memory_fraction,
+            "precheck_sample_bytes": config.precheck_sample_bytes,
             "profile_kernels": device == "cuda" and job.language in KERNEL_LANGUAGES,
             # In test mode the profiler looks at the largest case.
             "profile_case": max(range(len(cases)), key=lambda i: _volume(spec, cases[i].sizes)) if cases else 0,
@@ -712,7 +716,8 @@ class Judging:
             raise framing.ForgedFrame(f"unexpected output frame {name!r}")
         self.pending[name] = blob
         if len(blob) >= LARGE_OUTPUT_BYTES:  # the timeline then splits a large check: transfer, compare
-            self.mark(f"output {name} received ({len(blob) >> 20} MiB)")
+            size = f"{len(blob) >> 20} MiB" if len(blob) >= 1 << 20 else f"{len(blob) >> 10} KiB"
+            self.mark(f"output {name} received ({size})")
 
     def where(self, header: dict[str, Any]) -> tuple[str, int, int]:
         if "case" in header:
@@ -736,10 +741,11 @@ class Judging:
 
     def on_checked(self, header: dict[str, Any]) -> None:
         assert self.spec is not None
-        from judge.harness.tensors import compare, from_bytes, nbytes
+        from judge.harness.tensors import DTYPES, compare, from_bytes, nbytes, sample_positions
 
         spec = self.spec
         kind, index, set_index = self.where(header)
+        sample_phase: int | None = None  # the pre-timing check of a shape reads a sample of each output
         if kind == "case":
             case = self.cases[index]
             sizes, label = dict(case.sizes), case.name
@@ -756,6 +762,8 @@ class Judging:
                 if header.get("seed") != seed_index:
                     raise framing.ForgedFrame("the final output is not from the final timed call's inputs")
                 shape.checked_final = True
+            else:
+                sample_phase = shape.sample_phase
             sizes, label = dict(shape.sizes), f"benchmark {shape.name} (input set {set_index})"
             seed = shape.seed(seed_index)
         expected = self.expected_for(seed, sizes)
@@ -770,10 +778,18 @@ class Judging:
         comparisons = []
         for tensor in spec.outputs:
             shape_ = tensor.concrete_shape(sizes)
+            numel = nbytes(tensor.dtype, shape_) // DTYPES[tensor.dtype].itemsize
+            positions = None
+            if sample_phase is not None:
+                itemsize = DTYPES[tensor.dtype].itemsize
+                positions = sample_positions(numel, itemsize, sample_phase, self.config.precheck_sample_bytes)
+            sent_shape = shape_ if positions is None else (positions.numel(),)
             blob = self.pending.pop(tensor.name, None)
-            if blob is None or len(blob) != nbytes(tensor.dtype, shape_):
+            if blob is None or len(blob) != nbytes(tensor.dtype, sent_shape):
                 raise framing.ForgedFrame(f"output {tensor.name} missing or of the wrong size for {label}")
-            got = from_bytes(blob, tensor.dtype, shape_, self.config.device)
+            if positions is not None:
+                label = f"benchmark {self.shapes[index].name} (input set 0, a sample checked before timing)"
+            got = from_bytes(blob, tensor.dtype, sent_shape, self.config.device)
             ref = expected.outputs.get(tensor.name)
             if ref is None or tuple(ref.shape) != shape_:
                 raise RuntimeError(f"the reference of {spec.slug} gave no {tensor.name} of shape {shape_}")
@@ -786,6 +802,7 @@ class Judging:
                 atol_rms=tol.atol_rms,
                 rel_l2=tol.rel_l2,
                 dtype_name=tensor.dtype,
+                positions=positions,
             )
             comparisons.append((tensor.name, comparison))
             del got

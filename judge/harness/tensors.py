@@ -79,6 +79,26 @@ def from_bytes(blob: bytearray, dtype_name: str, shape: tuple[int, ...], device:
     return flat.view(dtype).reshape(shape).to(device)
 
 
+# The check of a benchmark shape's untimed first call (before its warm-up) reads a sample of each
+# large output (JudgeConfig.precheck_sample_bytes); the check after the timing reads all of it.
+SAMPLE_RUNS = 1024
+
+
+def sample_positions(numel: int, itemsize: int, phase: int, budget_bytes: int) -> torch.Tensor | None:
+    """The flat indices of an output that the pre-timing check reads: None (all of it) when it
+    is at most budget_bytes, else SAMPLE_RUNS contiguous runs spread evenly over it, shifted
+    within their strides by `phase` (the parent's choice). Parent and child compute the same."""
+    wanted = budget_bytes // itemsize
+    if numel <= wanted:
+        return None
+    runs = min(SAMPLE_RUNS, max(wanted, 1))
+    run = max(1, wanted // runs)
+    stride = numel // runs  # >= run, as numel > wanted
+    shift = phase % (stride - run + 1)
+    starts = torch.arange(runs, dtype=torch.int64) * stride + shift
+    return (starts[:, None] + torch.arange(run, dtype=torch.int64)[None, :]).reshape(-1)
+
+
 def nbytes(dtype_name: str, shape: tuple[int, ...]) -> int:
     count = 1
     for d in shape:
@@ -121,6 +141,7 @@ def compare(
     rel_l2: float | None = None,
     dtype_name: str = "float32",
     max_listed: int = 8,
+    positions: torch.Tensor | None = None,
 ) -> Comparison:
     """Check got against the float64 reference.
 
@@ -128,7 +149,17 @@ def compare(
     never match a finite reference (so an unwritten, NaN-poisoned element always fails); a
     non-finite reference is matched only by the identical infinity. Globally, when rel_l2 is set:
     ||got - ref||_2 / ||ref||_2 <= rel_l2.
+
+    With `positions` (sample_positions), got holds only those flat elements of the output: the
+    elementwise rule is checked on them with the whole reference's rms, mismatches are listed at
+    their place in the whole output, and rel_l2 is left to a check of the whole output (a norm
+    over a sample is not the output's).
     """
+    if positions is not None:
+        whole = expected.detach()
+        expected = whole.reshape(-1)[positions.to(whole.device)]
+    else:
+        whole = expected.detach()
     if tuple(got.shape) != tuple(expected.shape):
         raise ValueError(f"shape {tuple(got.shape)} != reference shape {tuple(expected.shape)}")
     ref = expected.detach().to(torch.float64).reshape(-1)
@@ -139,7 +170,7 @@ def compare(
     ref_finite = torch.isfinite(ref)
     out_finite = torch.isfinite(out)
     finite_ref = torch.where(ref_finite, ref, torch.zeros_like(ref))
-    rms = float(torch.sqrt(torch.mean(finite_ref * finite_ref)).item())
+    rms = _rms(whole) if positions is not None else float(torch.sqrt(torch.mean(finite_ref * finite_ref)).item())
     allowed_abs = atol + atol_rms * rms
     diff = torch.where(ref_finite & out_finite, (out - ref).abs(), torch.full_like(ref, math.inf))
     # Identical infinities match (a reference that is legitimately infinite).
@@ -168,17 +199,19 @@ def compare(
         den = torch.linalg.vector_norm(ref[ref_finite]).item()
         l2 = num / den if den > 0 else num
 
+    if positions is not None:
+        rel_l2 = None
     listed = []
     if mismatch_count:
-        positions = torch.nonzero(bad, as_tuple=False).reshape(-1)[:max_listed].tolist()
-        shape = tuple(got.shape)
-        for pos in positions:
+        first_bad = torch.nonzero(bad, as_tuple=False).reshape(-1)[:max_listed].tolist()
+        shape = tuple(whole.shape)
+        for pos in first_bad:
             e = float(ref[pos].item())
             g = float(out[pos].item())
             a = float(diff[pos].item())
             listed.append(
                 {
-                    "index": _unravel(int(pos), shape),
+                    "index": _unravel(int(pos) if positions is None else int(positions[pos]), shape),
                     "expected": e,
                     "got": g,
                     "abs_err": a,
@@ -203,6 +236,19 @@ def compare(
         mismatches=listed,
         reason=reason,
     )
+
+
+def _rms(tensor: torch.Tensor) -> float:
+    """Root mean square of the finite elements' float64 values, a chunk at a time (a whole
+    reference's float64 copy would double its memory)."""
+    flat = tensor.reshape(-1)
+    total, count = 0.0, 0
+    for start in range(0, flat.numel(), _CHUNK):
+        part = flat[start : start + _CHUNK].to(torch.float64)
+        finite = torch.isfinite(part)
+        total += float(torch.where(finite, part * part, torch.zeros_like(part)).sum().item())
+        count += part.numel()
+    return math.sqrt(total / count) if count else 0.0
 
 
 def tolerance_ratio(got: torch.Tensor, ref: torch.Tensor, tol: Tolerance) -> float:

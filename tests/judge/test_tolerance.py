@@ -83,3 +83,31 @@ def test_bfloat16_outputs_are_compared_in_float64() -> None:
     ref = torch.tensor([1.0, 3.0], dtype=torch.float64)
     got = torch.tensor([1.0, 3.0], dtype=torch.bfloat16)
     assert compare(ref, got, atol=0.0, rtol=0.0, dtype_name="bfloat16").passed
+
+
+def test_the_pre_timing_sample_spreads_over_the_whole_output_within_its_budget() -> None:
+    from judge.harness.tensors import sample_positions
+
+    assert sample_positions(1000, 4, phase=7, budget_bytes=4000) is None  # small: all of it
+    a = sample_positions(1 << 20, 4, phase=12345, budget_bytes=64 << 10)
+    assert a is not None and torch.equal(a, sample_positions(1 << 20, 4, phase=12345, budget_bytes=64 << 10))
+    assert a.numel() * 4 <= 64 << 10 and a.unique().numel() == a.numel()
+    assert int(a.min()) >= 0 and int(a.max()) < 1 << 20
+    assert int(a.max()) > (1 << 20) * 0.99 - 1024  # reaches the end, not only the start
+    b = sample_positions(1 << 20, 4, phase=999, budget_bytes=64 << 10)
+    assert b is not None and not torch.equal(a, b)  # the parent's phase moves it
+
+
+def test_a_sampled_comparison_uses_the_whole_outputs_rms_and_its_indices() -> None:
+    from judge.harness.tensors import compare
+
+    ref = torch.ones(1000, dtype=torch.float64)
+    ref[:10] = 100.0  # the rms of the whole is ~10, of the sample 1
+    got = ref.clone().to(torch.float32)
+    got[500] += 0.5
+    positions = torch.arange(400, 600)
+    sampled = compare(ref, got[positions], atol=0.0, rtol=0.0, atol_rms=0.08, positions=positions)
+    assert sampled.passed and sampled.total == 200  # 0.5 <= 0.08 * 10, not <= 0.08 * 1
+    got[500] += 0.5
+    failed = compare(ref, got[positions], atol=0.0, rtol=0.0, atol_rms=0.08, positions=positions)
+    assert not failed.passed and failed.mismatches[0]["index"] == [500]

@@ -550,3 +550,58 @@ def test_a_large_outputs_arrival_is_a_step_of_the_timeline(monkeypatch: pytest.M
     events = [event for event, _ in report.system["timeline_s"]]
     arrived = [i for i, event in enumerate(events) if event == "output c received (4 MiB)"]
     assert arrived and all(events[i + 1].endswith(": checked") for i in arrived), events
+
+
+SAMPLING = JudgeConfig(device="cpu", limit_cap_seconds=60, precheck_sample_bytes=64 << 10)
+
+
+def test_a_shapes_first_check_reads_a_sample_of_a_large_output_and_its_final_check_all_of_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import judge.harness.judging as judging
+
+    monkeypatch.setattr(judging, "LARGE_OUTPUT_BYTES", 1 << 10)  # every arrival is a timeline step
+    report = judge(ADD, mode="benchmark", config=SAMPLING)
+    assert report.verdict == "accepted", report.message
+    events = [event for event, _ in report.system["timeline_s"]]
+    # The 1M shape's 4 MiB output: 64 KiB of it before the timing, all of it after.
+    big = [e for e in events if e.startswith("output c received")][-2:]
+    assert big == ["output c received (64 KiB)", "output c received (4 MiB)"], events
+
+
+def test_a_wrong_answer_in_the_sample_stops_before_the_timing_and_names_the_outputs_own_index() -> None:
+    source = """
+    import torch
+
+    def solve(a, b, c, n):
+        torch.add(a, b, out=c)
+        if n > 1_000_000:  # the 1M benchmark shape, above every correctness case
+            c[n // 2 :] += 1.0
+    """
+    report = judge(source, mode="benchmark", config=SAMPLING)
+    assert report.verdict == "wrong_answer", report.message
+    assert "a sample checked before timing" in report.message, report.message
+    failed = report.cases[-1]
+    n = failed.sizes["n"]
+    assert all(n // 2 <= m.index[0] < n for m in failed.mismatches), failed.mismatches
+    assert not report.benchmarks and "1M: timed" not in [e for e, _ in report.system["timeline_s"]]
+
+
+def test_a_wrong_answer_outside_the_sample_is_caught_by_the_final_whole_check() -> None:
+    source = """
+    import torch
+
+    large_calls = 0
+
+    def solve(a, b, c, n):
+        global large_calls
+        torch.add(a, b, out=c)
+        if n > 1_000_000:
+            large_calls += 1
+            if large_calls > 1:  # right on the sampled first call, wrong in the timed ones
+                c[-1] += 1.0
+    """
+    report = judge(source, mode="benchmark", config=SAMPLING)
+    assert report.verdict == "wrong_answer", report.message
+    assert "sample" not in report.message and "input set" in report.message, report.message
+    assert report.cases[-1].mismatches[0].index == [report.cases[-1].sizes["n"] - 1]
