@@ -31,7 +31,7 @@ for s in "${steps[@]}"; do
     corpus_b) step corpus_b "${CORPUS_LIMIT:-400}" python3 -m judge selftest --quick --time-cap 20 matmul paged_attention ;;
     corpus_c) step corpus_c "${CORPUS_LIMIT:-250}" python3 -m judge selftest --quick --time-cap 20 vector_add ;;
     sandbox_tests) step sandbox_tests 300 python3 -m pytest -c pytest-judge.ini tests/sandbox -q --timeout 120 ;;
-    experts) step experts "${EXPERTS_LIMIT:-300}" python3 bench/expert_kernels.py ;;
+    experts) step experts "${EXPERTS_LIMIT:-300}" python3 bench/expert_kernels.py --out "$OUT/expert_kernels_h200.md" ;;
     selftest) step selftest 540 python3 -m judge selftest ;;
     repeat_ab) step repeat_ab 300 bash -c 'for v in 1 0; do echo "GRIDSTRIDE_OUTPUTS_PER_SET=$v"; GRIDSTRIDE_OUTPUTS_PER_SET=$v python3 bench/repeat_probe.py vector_add triton reference_kernels/vector_add/expert_triton.py 4; done' ;;
     precision_a) step precision_a "${PRECISION_LIMIT:-450}" python3 bench/precision.py --in-worker --problems vector_add softmax reduction ;;

@@ -28,6 +28,7 @@ import pytest
 import torch
 
 from judge import spec
+from judge.harness import compile as compile_flags
 from judge.harness.tensors import tolerance_ratio
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -302,7 +303,7 @@ def cuda_files() -> list[tuple[str, Path, bool]]:
     return files
 
 
-NVCC_FLAGS = ["-shared", "-Xcompiler", "-fPIC", "-arch=sm_90", "-O3"]  # the judge's command line
+NVCC_FLAGS = [*compile_flags.FLAGS, *compile_flags.arch_flags("sm_90")]  # the judge's command line on an H100/H200
 # Outcomes are cached by (nvcc version, flags, source bytes): an unchanged file is not rebuilt,
 # any change to it or to the compiler is. The first run on a machine compiles everything.
 NVCC_CACHE = Path(tempfile.gettempdir()) / "gridstride-content-nvcc"
