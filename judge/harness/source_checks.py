@@ -155,8 +155,11 @@ def _allowed(low: str) -> bool:
 
 
 def _library(low: str, patterns: tuple[str, ...]) -> bool:
-    bare = low.removeprefix("void ").lstrip()
-    return any(p in low for p in patterns) or bare.startswith(LIBRARY_KERNEL_PREFIXES)
+    # The name and template arguments only: a parameter list names types a contestant's own kernel
+    # takes (a TMA kernel's `CUtensorMap` parameter contains "cutensor", the cuTENSOR library's name).
+    name = low.split("(", 1)[0]
+    bare = name.removeprefix("void ").lstrip()
+    return any(p in name for p in patterns) or bare.startswith(LIBRARY_KERNEL_PREFIXES)
 
 
 def library_kernels(names: list[str], extra_patterns: tuple[str, ...] = ()) -> list[str]:
