@@ -2,7 +2,7 @@
 # The GPU batch: everything that needs the H200, in one call, logs under $OUT (or ./artifacts/gpu).
 # Usage on the GPU host, from the repository root: bench/gpu_suite.sh [step ...]
 # Steps: info validate ceilings judge_tests paths sandbox_tests sandbox_gpu experts corpus corpus_a corpus_b corpus_c selftest repeat_ab
-#        precision_a precision_b overhead pipeline child_start side_stream compile_probe check_probe method
+#        precision_a precision_b precision_c overhead pipeline child_start side_stream compile_probe check_probe method
 # Every judging pays the next sandboxed process's start-up (~7.5 s on the H200) when judged back
 # to back, so budget ~10-20 s per judging: paths ~400 s, corpus_a (29 entries) ~380 s,
 # corpus_b (28) ~350 s, corpus_c (13) ~180 s (2026-11-30: 8-31 s per entry),
@@ -34,8 +34,11 @@ for s in "${steps[@]}"; do
     experts) step experts "${EXPERTS_LIMIT:-300}" python3 bench/expert_kernels.py --out "$OUT/expert_kernels_h200.md" ;;
     selftest) step selftest 540 python3 -m judge selftest ;;
     repeat_ab) step repeat_ab 300 bash -c 'for v in 1 0; do echo "GRIDSTRIDE_OUTPUTS_PER_SET=$v"; GRIDSTRIDE_OUTPUTS_PER_SET=$v python3 bench/repeat_probe.py vector_add triton reference_kernels/vector_add/expert_triton.py 4; done' ;;
-    precision_a) step precision_a "${PRECISION_LIMIT:-450}" python3 bench/precision.py --in-worker --problems vector_add softmax reduction ;;
-    precision_b) step precision_b "${PRECISION_LIMIT:-450}" python3 bench/precision.py --in-worker --problems matmul paged_attention ;;
+    # Ten judgings per problem, back to back (2026-11-30, s per run): softmax 20, reduction 9,
+    # matmul 21-23, vector_add 18, paged_attention 21; each step fits one device call.
+    precision_a) step precision_a "${PRECISION_LIMIT:-420}" python3 bench/precision.py --in-worker --problems softmax reduction ;;
+    precision_b) step precision_b "${PRECISION_LIMIT:-500}" python3 bench/precision.py --in-worker --problems matmul vector_add ;;
+    precision_c) step precision_c "${PRECISION_LIMIT:-300}" python3 bench/precision.py --in-worker --problems paged_attention ;;
     precision_only) step precision_only "${PRECISION_LIMIT:-450}" python3 bench/precision.py --in-worker --problems $PRECISION_PROBLEMS ;;
     precision) step precision 580 python3 bench/precision.py ;;
     overhead) step overhead 300 python3 bench/sandbox_overhead.py --gpu 0 --jobs 20 --heavy-jobs 8 ;;
