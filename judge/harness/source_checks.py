@@ -154,10 +154,23 @@ def _allowed(low: str) -> bool:
     return low.startswith(TRANSFER_PREFIXES) or any(a in low for a in ALLOWED_LIBRARY_KERNELS)
 
 
+def _without_parameters(name: str) -> str:
+    """A demangled kernel name without its trailing parameter list. Parentheses inside it, as in
+    "(anonymous namespace)::" or a template argument, stay."""
+    if not name.endswith(")"):
+        return name
+    depth = 0
+    for i in range(len(name) - 1, -1, -1):
+        depth += {")": 1, "(": -1}.get(name[i], 0)
+        if depth == 0:
+            return name[:i]
+    return name
+
+
 def _library(low: str, patterns: tuple[str, ...]) -> bool:
     # The name and template arguments only: a parameter list names types a contestant's own kernel
     # takes (a TMA kernel's `CUtensorMap` parameter contains "cutensor", the cuTENSOR library's name).
-    name = low.split("(", 1)[0]
+    name = _without_parameters(low)
     bare = name.removeprefix("void ").lstrip()
     return any(p in name for p in patterns) or bare.startswith(LIBRARY_KERNEL_PREFIXES)
 
