@@ -6,7 +6,7 @@ Times, for one benchmark shape, each step a judge's output check goes through, w
 own functions: in the child, the output's copy to the host (tensors.to_bytes); the results pipe
 (a forked writer sends a frame of that size, as bench/pipe_probe.py does); in the parent,
 generating the inputs, their checksums and the float64 reference (Judging.expected_for), the
-copy back to the device (tensors.from_bytes) and the comparison (tensors.compare). Medians of
+copy back to the device (tensors.from_bytes) and the comparison (tensors.compare_within). Medians of
 --repeat runs. --device cpu runs it on a small shape of the dev machine.
 """
 
@@ -69,7 +69,7 @@ def main() -> int:
 
     import torch
 
-    from judge.harness.tensors import DTYPES, checksum, compare, from_bytes, to_bytes
+    from judge.harness.tensors import DTYPES, checksum, compare_within, from_bytes, to_bytes
 
     sync = torch.cuda.synchronize if args.device == "cuda" else (lambda: None)
     module = reference_module(spec)
@@ -93,15 +93,7 @@ def main() -> int:
         with watch.step("parent: copy to device (from_bytes)"):
             got = from_bytes(buffer, output.dtype, tuple(expected.shape), args.device)
         with watch.step("parent: compare"):
-            result = compare(
-                expected,
-                got,
-                atol=tol.atol,
-                rtol=tol.rtol,
-                atol_rms=tol.atol_rms,
-                rel_l2=tol.rel_l2,
-                dtype_name=output.dtype,
-            )
+            result = compare_within(expected, got, tol, output.dtype)
         if not result.passed:
             print(f"the reference's own output failed its check: {result}", file=sys.stderr)
             return 1

@@ -741,7 +741,7 @@ class Judging:
 
     def on_checked(self, header: dict[str, Any]) -> None:
         assert self.spec is not None
-        from judge.harness.tensors import DTYPES, compare, from_bytes, nbytes, sample_positions
+        from judge.harness.tensors import DTYPES, compare_within, from_bytes, nbytes, sample_positions
 
         spec = self.spec
         kind, index, set_index = self.where(header)
@@ -778,10 +778,10 @@ class Judging:
         comparisons = []
         for tensor in spec.outputs:
             shape_ = tensor.concrete_shape(sizes)
-            numel = nbytes(tensor.dtype, shape_) // DTYPES[tensor.dtype].itemsize
             positions = None
             if sample_phase is not None:
                 itemsize = DTYPES[tensor.dtype].itemsize
+                numel = nbytes(tensor.dtype, shape_) // itemsize
                 positions = sample_positions(numel, itemsize, sample_phase, self.config.precheck_sample_bytes)
             sent_shape = shape_ if positions is None else (positions.numel(),)
             blob = self.pending.pop(tensor.name, None)
@@ -793,18 +793,7 @@ class Judging:
             ref = expected.outputs.get(tensor.name)
             if ref is None or tuple(ref.shape) != shape_:
                 raise RuntimeError(f"the reference of {spec.slug} gave no {tensor.name} of shape {shape_}")
-            tol = spec.tolerance
-            comparison = compare(
-                ref,
-                got,
-                atol=tol.atol,
-                rtol=tol.rtol,
-                atol_rms=tol.atol_rms,
-                rel_l2=tol.rel_l2,
-                dtype_name=tensor.dtype,
-                positions=positions,
-            )
-            comparisons.append((tensor.name, comparison))
+            comparisons.append((tensor.name, compare_within(ref, got, spec.tolerance, tensor.dtype, positions)))
             del got
         del expected
         if self.pending:

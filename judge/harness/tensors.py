@@ -155,11 +155,9 @@ def compare(
     their place in the whole output, and rel_l2 is left to a check of the whole output (a norm
     over a sample is not the output's).
     """
+    whole = expected.detach()
     if positions is not None:
-        whole = expected.detach()
         expected = whole.reshape(-1)[positions.to(whole.device)]
-    else:
-        whole = expected.detach()
     if tuple(got.shape) != tuple(expected.shape):
         raise ValueError(f"shape {tuple(got.shape)} != reference shape {tuple(expected.shape)}")
     ref = expected.detach().to(torch.float64).reshape(-1)
@@ -235,6 +233,22 @@ def compare(
         unwritten=unwritten,
         mismatches=listed,
         reason=reason,
+    )
+
+
+def compare_within(
+    expected: torch.Tensor, got: torch.Tensor, tol: Tolerance, dtype_name: str, positions: torch.Tensor | None = None
+) -> Comparison:
+    """compare() under a problem's tolerance: the judge's verdict on one output."""
+    return compare(
+        expected,
+        got,
+        atol=tol.atol,
+        rtol=tol.rtol,
+        atol_rms=tol.atol_rms,
+        rel_l2=tol.rel_l2,
+        dtype_name=dtype_name,
+        positions=positions,
     )
 
 
