@@ -29,6 +29,7 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +42,8 @@ from judge import spec as specmod  # noqa: E402
 RESULTS = ROOT / "var" / "bench" / "precision.json"
 DOC = ROOT / "docs" / "benchmarks.md"
 SECTION = "## Precision"
+# The generated table ends here; notes written below it (what a run showed) survive a rewrite.
+TABLE_END = "<!-- end of bench/precision.py's table -->"
 
 
 def judge_once(slug: str, path: Path, timeout: float) -> dict[str, Any]:
@@ -98,7 +101,11 @@ def spread(values: list[float]) -> float:
     return max(values) / min(values) - 1 if values and min(values) > 0 else float("nan")
 
 
-def measure(slug: str, runs: int, timeout: float, worker: Any = None) -> dict[str, Any]:
+def measure(
+    slug: str, runs: int, timeout: float, worker: Any = None, on_run: Callable[[dict[str, Any]], None] | None = None
+) -> dict[str, Any]:
+    """Judge `runs` times; `on_run` gets the result so far after every run, so a step cut by its
+    time limit keeps the runs it finished (the table then says how many of the planned ran)."""
     path = specmod.REFERENCE_DIR / slug / "expert_triton.py"
     scores: list[float] = []
     shapes: dict[str, list[float]] = {}
@@ -107,12 +114,37 @@ def measure(slug: str, runs: int, timeout: float, worker: Any = None) -> dict[st
     verdicts: list[str] = []
     system: dict[str, Any] = {}
     walls: list[float] = []
+
+    def result() -> dict[str, Any]:
+        return {
+            "problem": slug,
+            "runs": len(verdicts),
+            "planned_runs": runs,
+            "accepted": verdicts.count("accepted"),
+            "scores_us": scores,
+            "shape_medians_us": shapes,
+            "gpu_during_timing": power,
+            "set_medians_us": set_medians,
+            "gpu": system.get("gpu"),
+            "driver": system.get("driver"),
+            "sm_clock_mhz": system.get("sm_clock_mhz"),
+            "mean_wall_s": statistics.fmean(walls) if walls else None,
+            "how": "one warm worker, a fresh sandboxed child per judging"
+            if worker is not None
+            else "a process per judging",
+            "measured_at": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
+            "host": platform.node() or "this host",
+            "python": platform.python_version(),
+        }
+
     for i in range(runs):
         report = judge_once(slug, path, timeout) if worker is None else judge_in_worker(worker, slug, path, i)
         verdicts.append(report["verdict"])
         walls.append(report["_wall_s"])
         if report["verdict"] != "accepted":
             print(f"  run {i + 1}: {report['verdict']}: {report['message'][:300]}", flush=True)
+            if on_run:
+                on_run(result())
             continue
         system = report["system"]
         scores.append(report["score_us"])
@@ -132,25 +164,9 @@ def measure(slug: str, runs: int, timeout: float, worker: Any = None) -> dict[st
             + (f"; {capped}" if capped else ""),
             flush=True,
         )
-    return {
-        "problem": slug,
-        "runs": runs,
-        "accepted": verdicts.count("accepted"),
-        "scores_us": scores,
-        "shape_medians_us": shapes,
-        "gpu_during_timing": power,
-        "set_medians_us": set_medians,
-        "gpu": system.get("gpu"),
-        "driver": system.get("driver"),
-        "sm_clock_mhz": system.get("sm_clock_mhz"),
-        "mean_wall_s": statistics.fmean(walls) if walls else None,
-        "how": "one warm worker, a fresh sandboxed child per judging"
-        if worker is not None
-        else "a process per judging",
-        "measured_at": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
-        "host": platform.node() or "this host",
-        "python": platform.python_version(),
-    }
+        if on_run:
+            on_run(result())
+    return result()
 
 
 def table(results: dict[str, dict[str, Any]]) -> str:
@@ -181,8 +197,10 @@ def table(results: dict[str, dict[str, Any]]) -> str:
         else:
             cells = ["-", "-", "-"]
         wall = f"{r['mean_wall_s']:.0f}" if r.get("mean_wall_s") else "-"
+        planned = r.get("planned_runs", r["runs"])
+        cut = f" (cut: {r['runs']} of {planned} planned)" if r["runs"] < planned else ""
         lines.append(
-            f"| {slug} | {r.get('gpu') or '-'} | {r['accepted']}/{r['runs']} | "
+            f"| {slug} | {r.get('gpu') or '-'} | {r['accepted']}/{r['runs']}{cut} | "
             + " | ".join(cells)
             + f" | {wall} | {r.get('how', 'a process per judging')} |"
         )
@@ -194,7 +212,7 @@ def table(results: dict[str, dict[str, Any]]) -> str:
             for r in results.values()
         }
     )
-    lines += ["", f"Measured {', '.join(measured)} on {', '.join(hosts)}."]
+    lines += ["", f"Measured {', '.join(measured)} on {', '.join(hosts)}.", "", TABLE_END]
     return "\n".join(lines) + "\n"
 
 
@@ -206,7 +224,11 @@ def write_section(text: str) -> None:
         new = doc.rstrip("\n") + "\n\n" + text
     else:
         end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")), len(lines))
-        new = "".join(lines[:start]) + text + ("\n" if end < len(lines) else "") + "".join(lines[end:])
+        marker = next((i for i in range(start + 1, end) if lines[i].rstrip() == TABLE_END), None)
+        if marker is not None:  # keep the notes under the table
+            new = "".join(lines[:start]) + text + "".join(lines[marker + 1 :])
+        else:
+            new = "".join(lines[:start]) + text + ("\n" if end < len(lines) else "") + "".join(lines[end:])
     DOC.write_text(new, encoding="utf-8")
 
 
@@ -236,15 +258,22 @@ def main() -> int:
         )
         for slug in slugs:
             print(f"{slug}: {args.runs} runs", flush=True)
-            results[slug] = measure(slug, args.runs, args.timeout, worker)
-            RESULTS.parent.mkdir(parents=True, exist_ok=True)
-            RESULTS.write_text(json.dumps(results, indent=1))
+
+            def save(partial: dict[str, Any], slug: str = slug) -> None:
+                results[slug] = partial
+                RESULTS.parent.mkdir(parents=True, exist_ok=True)
+                RESULTS.write_text(json.dumps(results, indent=1))
+                if not args.no_write:
+                    write_section(table(results))  # a step cut by its limit still leaves its runs here
+
+            save(measure(slug, args.runs, args.timeout, worker, on_run=save))
     text = table(results)
     print(text)
     if not args.no_write and results:
         write_section(text)
     over = [s for s, r in results.items() if r["scores_us"] and spread(r["scores_us"]) > 0.01]
-    return 1 if over or any(r["accepted"] < r["runs"] for r in results.values()) else 0
+    short = [r for r in results.values() if r["accepted"] < r.get("planned_runs", r["runs"])]
+    return 1 if over or short else 0
 
 
 if __name__ == "__main__":

@@ -97,8 +97,8 @@ def judge_job(
         )
     finally:
         judging.cleanup()
-    report.elapsed_s = round(time.monotonic() - began, 3)
     judging.mark("cleaned up")
+    report.elapsed_s = judging.timeline[-1][1]  # the same clock reading, so no step can round past it
     report.system["timeline_s"] = judging.timeline
     results.sanitize(report)
     judging.progress("done", 1, 1, report.verdict)
