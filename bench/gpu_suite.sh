@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # The GPU batch: everything that needs the H200, in one call, logs under $OUT (or ./artifacts/gpu).
 # Usage on the GPU host, from the repository root: bench/gpu_suite.sh [step ...]
-# Steps: info validate ceilings judge_tests paths sandbox_tests sandbox_gpu experts corpus corpus_a corpus_b corpus_c selftest repeat_ab
+# Steps: info validate ceilings judge_tests paths sandbox_tests sandbox_gpu experts corpus corpus_a corpus_b corpus_c cuda_experts selftest repeat_ab
 #        precision_a precision_b precision_c overhead pipeline child_start side_stream compile_probe check_probe method
 # Every judging pays the next sandboxed process's start-up (~7.5 s on the H200) when judged back
 # to back, so budget ~10-20 s per judging: paths ~400 s, corpus_a (29 entries) ~380 s,
 # corpus_b (28) ~350 s, corpus_c (13) ~180 s (2026-11-30: 8-31 s per entry),
 # experts ~180 s, pipeline (PIPELINE_RUNS=3) ~150 s, precision ~200 s per problem.
+# What issue 3 still needs, in one call (~550 s):
+#   PRECISION_PROBLEMS="softmax matmul" PRECISION_LIMIT=440 bench/gpu_suite.sh cuda_experts precision_only
 set -uo pipefail
 export PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1
 OUT=${OUT:-artifacts/gpu}; mkdir -p "$OUT"
@@ -29,6 +31,8 @@ for s in "${steps[@]}"; do
     corpus) step corpus "${CORPUS_LIMIT:-280}" python3 -m judge selftest --quick --time-cap 20 ;;
     corpus_a) step corpus_a "${CORPUS_LIMIT:-450}" python3 -m judge selftest --quick --time-cap 20 reduction softmax ;;
     corpus_b) step corpus_b "${CORPUS_LIMIT:-400}" python3 -m judge selftest --quick --time-cap 20 matmul paged_attention ;;
+    # Only the two CUDA experts, through the judge (sandbox, profiler kernel list): ~60-100 s.
+    cuda_experts) step cuda_experts 140 python3 -m judge selftest --quick --time-cap 20 --only expert_cuda matmul paged_attention ;;
     corpus_c) step corpus_c "${CORPUS_LIMIT:-250}" python3 -m judge selftest --quick --time-cap 20 vector_add ;;
     sandbox_tests) step sandbox_tests 300 python3 -m pytest -c pytest-judge.ini tests/sandbox -q --timeout 120 ;;
     experts) step experts "${EXPERTS_LIMIT:-300}" python3 bench/expert_kernels.py --out "$OUT/expert_kernels_h200.md" ;;
