@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
+import re
 import shutil
 import subprocess
 import time
@@ -37,6 +38,18 @@ class CompileOutcome:
     message: str = ""
     cached: bool = False
     seconds: float = 0.0
+
+
+# The directory of a file a diagnostic points into: at a line's start ("/usr/local/cuda-13.0/bin/
+# ../targets/x86_64-linux/include/cuda_bf16.h(4377): error") or after "from " (gcc's include
+# chain). Only such positions: the source lines nvcc echoes stay as written.
+HEADER_DIR = re.compile(r"(?:^|(?<=from ))/(?:[^\s:()/,]+/)+(?=[^\s:()/,]+[:(,])", re.MULTILINE)
+
+
+def strip_header_dirs(log: str) -> str:
+    """Drop the host directories of toolkit and system headers from compiler output: a contestant
+    sees `cuda_bf16.h(4377): error`, not where the judge host installed CUDA."""
+    return HEADER_DIR.sub("", log)
 
 
 def find_nvcc() -> str | None:
@@ -118,7 +131,7 @@ def compile_cuda(
         work_dir=work_dir,
     )
     elapsed = time.monotonic() - began
-    log = trim(scrub_paths((exit_.stdout + exit_.stderr).strip(), {"/tmp/": "", "{dir}/": ""}))
+    log = trim(strip_header_dirs(scrub_paths((exit_.stdout + exit_.stderr).strip(), {"/tmp/": "", "{dir}/": ""})))
     if exit_.limit_hit in ("wall", "cpu"):
         return CompileOutcome(
             verdict="time_limit", message=f"compilation took longer than {seconds:g} s", log=log, seconds=elapsed

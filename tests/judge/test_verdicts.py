@@ -252,6 +252,34 @@ def test_a_cuda_compile_error_carries_the_compilers_message_without_host_paths()
     no_host_paths(report.compile_log)
 
 
+@needs_nvcc
+def test_an_error_inside_a_toolkit_header_names_the_header_not_where_the_host_installed_it() -> None:
+    broken = "#define __nv_bfloat16_raw int int\n#include <cuda_bf16.h>\n" + CUDA_ADD
+    report = judge(broken, language="cuda")
+    assert report.verdict == "compile_error"
+    assert "cuda_bf16.h(" in report.compile_log, report.compile_log
+    assert "/include/" not in report.compile_log and "/usr/" not in report.compile_log, report.compile_log
+
+
+def test_header_directories_are_dropped_only_where_a_diagnostic_names_a_file() -> None:
+    from judge.harness.compile import strip_header_dirs
+
+    log = (
+        "In file included from /usr/include/c++/12/vector:63,\n"
+        "                 from solution.cu:2:\n"
+        "/usr/include/c++/12/bits/stl_vector.h:45:3: error: expected ';'\n"
+        "/opt/cuda-13.0/bin/../targets/x86_64-linux/include/cuda_fp16.h(12): error: bad\n"
+        "    float r = a/b/c; // see docs/x/y.md\n"
+    )
+    assert strip_header_dirs(log) == (
+        "In file included from vector:63,\n"
+        "                 from solution.cu:2:\n"
+        "stl_vector.h:45:3: error: expected ';'\n"
+        "cuda_fp16.h(12): error: bad\n"
+        "    float r = a/b/c; // see docs/x/y.md\n"
+    )
+
+
 def test_cupy_on_a_cpu_host_is_rejected_as_needing_a_gpu() -> None:
     report = judge("import cupy as cp\n\ndef solve(a, b, c, n):\n    pass\n", language="cupy")
     assert report.verdict == "rejected" and "needs a GPU" in report.message
