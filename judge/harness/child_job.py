@@ -48,7 +48,7 @@ from judge.harness import framing
 from judge.harness.errors import scrub_paths, syntax_error_message, trim, user_traceback
 from judge.harness.guard import Guard
 from judge.harness.seeds import fresh_seed
-from judge.harness.tensors import DTYPES, checksum, poison_, sample_positions, to_bytes
+from judge.harness.tensors import DTYPES, InputSample, checksum, poison_, sample_positions, to_bytes
 from judge.harness.timing import L2Flusher, TimingPolicy, time_calls
 from judge.harness.warmup import warm_up
 
@@ -428,6 +428,14 @@ class Runner:
                     "inputs-modified", f"input {spec['name']} was modified by solve(); inputs are read-only"
                 )
 
+    def check_inputs_sampled(self, samples: list[InputSample], inputs: list[torch.Tensor]) -> None:
+        for spec, sample, tensor in zip(self.inputs_spec, samples, inputs, strict=True):
+            if not sample.unchanged(tensor):
+                raise Violation(
+                    "inputs-modified",
+                    f"input {spec['name']} was modified by solve() during the benchmark calls; inputs are read-only",
+                )
+
     def pool_size(self, set_bytes: int, wanted: int) -> int:
         if self.device != "cuda":
             return min(wanted, 4)
@@ -621,6 +629,10 @@ class FreshSets:
         self.next_index = len(shape["pool_seeds"])  # fresh seed numbers follow the pool's
         self.seeds: list[int] = []  # per call, warm-up and timed
         self.timed_from = 0
+        self.samples: list[list[InputSample]] = [[] for _ in pool]  # each set as handed to solve()
+        device = pool[0][0].device if pool and pool[0] else torch.device("cpu")
+        self.generator = torch.Generator(device=device)
+        self.generator.manual_seed(random.SystemRandom().getrandbits(63))
 
     def seed(self, index: int) -> int:
         pool_seeds = self.shape["pool_seeds"]
@@ -628,6 +640,10 @@ class FreshSets:
 
     def before_call(self, index: int) -> None:
         if self.used[index]:
+            # Its previous call is over: solve() must have left the set as it was. Checked here,
+            # outside the timed window and before fresh values erase the evidence, on a random
+            # sample of each large input (check_unchanged checksums each set's last call whole).
+            self.runner.check_inputs_sampled(self.samples[index], self.pool[index])
             made = self.runner.make_inputs(self.seed(self.next_index), self.shape["sizes"], self.shape["shapes"])
             for target, values in zip(self.pool[index], made, strict=True):
                 target.copy_(values)
@@ -635,6 +651,7 @@ class FreshSets:
             self.seed_of[index] = self.next_index
             self.next_index += 1
         self.used[index] = True
+        self.samples[index] = [InputSample.take(t, self.generator) for t in self.pool[index]]
         self.seeds.append(self.seed_of[index])
 
     def timing_started(self) -> None:

@@ -360,6 +360,26 @@ def test_modifying_inputs_during_the_timed_calls_is_rejected() -> None:
     assert report.verdict == "rejected" and "inputs-modified" in report.message, report.message
 
 
+def test_an_input_modified_in_one_call_whose_set_is_later_regenerated_is_rejected() -> None:
+    """One write into an input on the third call of the first benchmark shape, never again: that
+    set is used again (and refilled with fresh values) long before the timing ends, so only a
+    check between its calls sees the write."""
+    source = """
+    import torch
+
+    calls = []
+
+    def solve(a, b, c, n):
+        torch.add(a, b, out=c)
+        if n == 65536:  # the first CPU benchmark shape (no correctness case has this size)
+            calls.append(n)
+            if len(calls) == 3:
+                a[0] += 1.0
+    """
+    report = judge(source, mode="benchmark")
+    assert report.verdict == "rejected" and "inputs-modified" in report.message, report.message
+
+
 def test_replacing_the_output_tensor_storage_is_rejected() -> None:
     report = judge("def solve(a, b, c, n):\n    c.data = a + b\n")
     assert report.verdict == "rejected" and "tensor-identity" in report.message
