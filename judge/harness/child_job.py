@@ -220,6 +220,17 @@ class Submission:
         return call
 
 
+def gpu_memory_over(used_bytes: int, limit_bytes: int | None, stage: str) -> dict[str, str] | None:
+    """The memory_limit error for a call that allocated more GPU memory than the problem allows."""
+    if limit_bytes is None or used_bytes <= limit_bytes:
+        return None
+    return {
+        "verdict": "memory_limit",
+        "message": f"solve() allocated {used_bytes / 2**20:,.0f} MiB of GPU memory beyond its inputs and outputs "
+        f"while {stage}; this problem allows {limit_bytes / 2**20:,.0f} MiB",
+    }
+
+
 def classify(exc: BaseException, path: str, shown_as: str, stage: str) -> dict[str, str]:
     """Map an exception raised by the submission to a verdict and a user-facing message."""
     name = type(exc).__name__
@@ -331,6 +342,7 @@ class Runner:
         before = self.meta(inputs + outputs)
         self.poison(outputs)
         self.sync()
+        memory_mark = self.gpu_memory_mark()
         try:
             returned = call()
             self.sync()
@@ -339,8 +351,37 @@ class Runner:
         except BaseException as exc:
             self.channel.send({"kind": "error", **classify(exc, self.submission.path, self.submission.shown_as, stage)})
             raise Stop from None
+        gpu_bytes = self.gpu_memory_used(memory_mark)  # before the checks below allocate anything
         self.check_after_call(inputs, outputs, before)
+        over = gpu_memory_over(gpu_bytes, self.job.get("gpu_memory_bytes"), stage)
+        if over:
+            self.channel.send({"kind": "error", **over})
+            raise Stop
         return returned
+
+    # GPU memory of a checked call (every correctness case and each benchmark shape's checked
+    # call): what PyTorch's allocator peaked at beyond the inputs and outputs, plus what CuPy's
+    # pool had to grow by. A CUDA C++ solve() that calls cudaMalloc itself is bounded by the device.
+
+    def cupy_pool(self) -> Any:
+        cupy = self.submission.cupy
+        return cupy.get_default_memory_pool() if cupy is not None else None
+
+    def gpu_memory_mark(self) -> tuple[int, int]:
+        if self.device != "cuda":
+            return 0, 0
+        torch.cuda.reset_peak_memory_stats()
+        pool = self.cupy_pool()
+        if pool is not None:
+            pool.free_all_blocks()  # so that what it holds after the call is what the call needed
+        return torch.cuda.memory_allocated(), pool.total_bytes() if pool is not None else 0
+
+    def gpu_memory_used(self, mark: tuple[int, int]) -> int:
+        if self.device != "cuda":
+            return 0
+        pool = self.cupy_pool()
+        cupy_bytes = pool.total_bytes() - mark[1] if pool is not None else 0
+        return max(0, torch.cuda.max_memory_allocated() - mark[0]) + max(0, cupy_bytes)
 
     def send_outputs(self, outputs: list[torch.Tensor], where: dict[str, Any], sample_phase: int | None = None) -> None:
         """Each output's bytes to the parent; with sample_phase, only tensors.sample_positions of

@@ -430,6 +430,7 @@ class Judging:
             "order_seed": derive_seed(config.secret, job.seed, "order", 0),
             "pool_memory_fraction": config.pool_memory_fraction,
             "precheck_sample_bytes": config.precheck_sample_bytes,
+            "gpu_memory_bytes": spec.limits.gpu_memory_mb << 20,
             "profile_kernels": device == "cuda" and job.language in KERNEL_LANGUAGES,
             # In test mode the profiler looks at the largest case.
             "profile_case": max(range(len(cases)), key=lambda i: _volume(spec, cases[i].sizes)) if cases else 0,

@@ -317,6 +317,29 @@ def test_running_out_of_gpu_memory_is_a_memory_limit() -> None:
     assert report.verdict == "memory_limit", report.message
 
 
+@pytest.mark.parametrize(
+    ("language", "allocate"),
+    [
+        ("pytorch", "torch.empty(45 << 30, dtype=torch.uint8, device=a.device)"),
+        ("cupy", "cp.empty(45 << 30, dtype=cp.uint8)"),
+    ],
+)
+def test_gpu_memory_beyond_the_problems_limit_is_a_memory_limit(language: str, allocate: str) -> None:
+    """vector_add allows 40 GiB beyond its inputs and outputs; 45 GiB fits on the H200 (so no
+    out-of-memory error) but not in the limit."""
+    source = f"""
+    import cupy as cp
+    import torch
+
+    def solve(a, b, c, n):
+        hog = {allocate}
+        c[:] = a + b
+        del hog
+    """
+    report = judge(source, language, mode="test")
+    assert report.verdict == "memory_limit" and "this problem allows 40,960 MiB" in report.message, report.message
+
+
 def test_a_kernel_that_never_ends_hits_the_time_limit_and_the_gpu_recovers() -> None:
     source = CUDA_ADD.replace("if (i < n) c[i] = a[i] + b[i];", "while (true) { if (i < 0) break; }")
     config = JudgeConfig(device="cuda", limit_cap_seconds=15)

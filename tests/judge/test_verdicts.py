@@ -653,3 +653,27 @@ def test_a_wrong_answer_outside_the_sample_is_caught_by_the_final_whole_check() 
     assert report.verdict == "wrong_answer", report.message
     assert "sample" not in report.message and "input set" in report.message, report.message
     assert report.cases[-1].mismatches[0].index == [report.cases[-1].sizes["n"] - 1]
+
+
+def test_gpu_memory_beyond_the_problems_limit_is_a_memory_limit_verdict_naming_both_sizes() -> None:
+    from judge.harness.child_job import gpu_memory_over
+
+    assert gpu_memory_over(40 << 30, 40 << 30, "testing case 'n1'") is None
+    assert gpu_memory_over(5 << 30, None, "testing case 'n1'") is None
+    over = gpu_memory_over((45 << 30) + 1, 40 << 30, "testing case 'n1'")
+    assert over is not None and over["verdict"] == "memory_limit"
+    assert "46,080 MiB" in over["message"] and "40,960 MiB" in over["message"] and "'n1'" in over["message"]
+
+
+def test_the_child_is_told_the_problems_gpu_memory_limit() -> None:
+    import time
+
+    from judge.harness.config import JudgeConfig
+    from judge.harness.judging import Judging
+    from judge.protocol import JudgeJob
+    from judge.spec import load
+
+    job = JudgeJob(submission_id="t", attempt=1, problem="paged_attention", language="pytorch", source=ADD, mode="test")
+    judging = Judging(job, JudgeConfig(device="cpu"), None, time.monotonic())
+    judging.spec = load("paged_attention")
+    assert judging.child_job(None)["gpu_memory_bytes"] == judging.spec.limits.gpu_memory_mb << 20 == 64 << 30
