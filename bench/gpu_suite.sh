@@ -7,8 +7,10 @@
 # to back, so budget ~10-20 s per judging: paths ~400 s, corpus_a (29 entries) ~380 s,
 # corpus_b (28) ~350 s, corpus_c (13) ~180 s (2026-11-30: 8-31 s per entry),
 # experts ~180 s, pipeline (PIPELINE_RUNS=3) ~150 s, precision ~200 s per problem.
-# What issue 3 still needs, in one call (~550 s):
-#   PRECISION_PROBLEMS="softmax matmul" PRECISION_LIMIT=440 bench/gpu_suite.sh cuda_experts precision_only
+# What issue 3 still needs on the H200 (as of 2026-12-01), in three calls:
+#   bench/gpu_suite.sh paths cuda_experts                  (~350 s: the GPU memory limit tests are new)
+#   PRECISION_PROBLEMS="softmax matmul" PRECISION_LIMIT=440 bench/gpu_suite.sh precision_only   (~450 s)
+#   bench/gpu_suite.sh corpus_a   (then corpus_b, corpus_c: the between-calls input check is new)
 set -uo pipefail
 export PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1
 OUT=${OUT:-artifacts/gpu}; mkdir -p "$OUT"
