@@ -52,3 +52,14 @@ def test_a_wrong_signature_names_the_problems_signature(spec: specmod.ProblemSpe
     report = judge("def solve(x):\n    pass\n", problem=spec.slug)
     assert report.verdict == "runtime_error"
     assert f"solve({', '.join(spec.signature())})" in report.message
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=[s.slug for s in SPECS])
+def test_a_reference_backed_submission_is_accepted_in_benchmark_mode(spec: specmod.ProblemSpec) -> None:
+    """Every problem's benchmark path on the CPU: input pools refilled between calls and checked
+    unchanged (a harness that disturbed its own inputs would show here as inputs-modified)."""
+    report = judge(reference_backed_solution(spec), problem=spec.slug, mode="benchmark")
+    assert report.verdict == "accepted", report.message
+    assert report.benchmarks
+    for shape in report.benchmarks:  # more timed calls than input sets: sets were refilled and reused
+        assert shape.set_medians_us and shape.n > len(shape.set_medians_us), shape
