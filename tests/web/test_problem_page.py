@@ -67,6 +67,8 @@ def test_the_statement_shows_interface_benchmarks_and_speed_of_light(client: Cli
     assert "537 MB" in html and "124.9 µs" in html and "0.625 FLOP/B" in html
     assert "memory" in html
     assert "Tolerance" in html
+    # the limits the judge enforces, from problem.toml (softmax: 16 GiB host, 40 GiB GPU)
+    assert "Host memory: 16,384 MiB" in html and "GPU memory for your own allocations: 40,960 MiB" in html
 
 
 def test_the_result_panel_lists_my_recent_runs_of_this_problem(client: Client) -> None:
