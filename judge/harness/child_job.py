@@ -463,18 +463,17 @@ class Runner:
             del inputs, outputs, call
 
     def check_inputs_unchanged(self, before: list[str], after: list[str]) -> None:
-        for spec, a, b in zip(self.inputs_spec, before, after, strict=True):
-            if a != b:
-                raise Violation(
-                    "inputs-modified", f"input {spec['name']} was modified by solve(); inputs are read-only"
-                )
+        self.reject_modified_inputs([a != b for a, b in zip(before, after, strict=True)])
 
     def check_inputs_sampled(self, samples: list[InputSample], inputs: list[torch.Tensor]) -> None:
-        for spec, sample, tensor in zip(self.inputs_spec, samples, inputs, strict=True):
-            if not sample.unchanged(tensor):
+        changed = [not sample.unchanged(t) for sample, t in zip(samples, inputs, strict=True)]
+        self.reject_modified_inputs(changed, " during the benchmark calls")
+
+    def reject_modified_inputs(self, changed: list[bool], when: str = "") -> None:
+        for spec, modified in zip(self.inputs_spec, changed, strict=True):
+            if modified:
                 raise Violation(
-                    "inputs-modified",
-                    f"input {spec['name']} was modified by solve() during the benchmark calls; inputs are read-only",
+                    "inputs-modified", f"input {spec['name']} was modified by solve(){when}; inputs are read-only"
                 )
 
     def pool_size(self, set_bytes: int, wanted: int) -> int:

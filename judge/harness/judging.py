@@ -777,19 +777,20 @@ class Judging:
             )
             raise Finished
         comparisons = []
+        sampled = False
         for tensor in spec.outputs:
             shape_ = tensor.concrete_shape(sizes)
             positions = None
             if sample_phase is not None:
                 itemsize = DTYPES[tensor.dtype].itemsize
-                numel = nbytes(tensor.dtype, shape_) // itemsize
-                positions = sample_positions(numel, itemsize, sample_phase, self.config.precheck_sample_bytes)
+                positions = sample_positions(
+                    math.prod(shape_), itemsize, sample_phase, self.config.precheck_sample_bytes
+                )
+                sampled = sampled or positions is not None
             sent_shape = shape_ if positions is None else (positions.numel(),)
             blob = self.pending.pop(tensor.name, None)
             if blob is None or len(blob) != nbytes(tensor.dtype, sent_shape):
                 raise framing.ForgedFrame(f"output {tensor.name} missing or of the wrong size for {label}")
-            if positions is not None:
-                label = f"benchmark {self.shapes[index].name} (input set 0, a sample checked before timing)"
             got = from_bytes(blob, tensor.dtype, sent_shape, self.config.device)
             ref = expected.outputs.get(tensor.name)
             if ref is None or tuple(ref.shape) != shape_:
@@ -799,6 +800,8 @@ class Judging:
         del expected
         if self.pending:
             raise framing.ForgedFrame(f"unexpected outputs {sorted(self.pending)}")
+        if sampled:
+            label = f"benchmark {self.shapes[index].name} (input set 0, a sample checked before timing)"
         result = results.case_result(label, sizes, comparisons, spec.tolerance, bool(header.get("returned")))
         if kind == "case":
             self.case_results[index] = result
