@@ -2,13 +2,13 @@
 # The GPU batch: everything that needs the H200, in one call, logs under $OUT (or ./artifacts/gpu).
 # Usage on the GPU host, from the repository root: bench/gpu_suite.sh [step ...]
 # Steps: info validate ceilings judge_tests paths sandbox_tests sandbox_gpu experts corpus corpus_a corpus_b corpus_c cuda_experts selftest repeat_ab
-#        precision_a precision_b precision_c overhead pipeline child_start side_stream compile_probe check_probe method
+#        precision_a precision_b precision_c overhead pipeline child_start side_stream compile_probe check_probe input_check_probe method
 # Every judging pays the next sandboxed process's start-up (~7.5 s on the H200) when judged back
 # to back, so budget ~10-20 s per judging: paths ~400 s, corpus_a (29 entries) ~380 s,
 # corpus_b (28) ~350 s, corpus_c (13) ~180 s (2026-11-30: 8-31 s per entry),
 # experts ~180 s, pipeline (PIPELINE_RUNS=3) ~150 s, precision ~200 s per problem.
 # What issue 3 still needs on the H200 (as of 2026-12-01), in three calls:
-#   bench/gpu_suite.sh paths cuda_experts                  (~350 s: the GPU memory limit tests are new)
+#   bench/gpu_suite.sh paths cuda_experts input_check_probe   (~370 s: the GPU memory limit tests are new)
 #   PRECISION_PROBLEMS="softmax matmul" PRECISION_LIMIT=440 bench/gpu_suite.sh precision_only   (~450 s)
 #   bench/gpu_suite.sh corpus_a   (then corpus_b, corpus_c: the between-calls input check is new)
 set -uo pipefail
@@ -52,6 +52,7 @@ for s in "${steps[@]}"; do
     child_start) step child_start 120 python3 bench/child_start_probe.py ;;
     side_stream) step side_stream 200 bash -c 'for cover in fill sleep; do echo "== GRIDSTRIDE_LAUNCH_COVER=$cover (sleep: expected to fail, the measurement behind docs/judging.md)"; GRIDSTRIDE_LAUNCH_COVER=$cover python3 -m pytest -c pytest-judge.ini tests/gpu/test_gpu_paths.py -m gpu -q --timeout 100 -k side_stream -rA; done' ;;
     compile_probe) step compile_probe 120 python3 bench/triton_compile_probe.py ;;
+    input_check_probe) step input_check_probe 120 python3 bench/input_check_probe.py --device cuda --mib 1024 ;;
     check_probe) step check_probe 120 python3 bench/check_probe.py --problem softmax --repeat 3 ;;
     method) step method "${METHOD_LIMIT:-300}" bash -c 'e=reference_kernels/vector_add/expert_triton.py; for arm in "GRIDSTRIDE_LAUNCH_COVER=sleep triton $e" "GRIDSTRIDE_LAUNCH_COVER=fill triton $e" "GRIDSTRIDE_LAUNCH_COVER=0 triton $e" "GRIDSTRIDE_LAUNCH_COVER=0 pytorch problems/vector_add/solutions/pytorch_ok.py"; do set -- $arm; echo "== $arm"; env "$1" python3 bench/repeat_probe.py vector_add "$2" "$3" "${METHOD_RUNS:-3}"; done' ;;
     *) echo "unknown step $s" ;;

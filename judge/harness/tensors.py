@@ -76,8 +76,9 @@ BETWEEN_CALLS_SAMPLE = 1 << 20
 class InputSample:
     """Some of an input's bits, kept to see whether solve() wrote into it: every element when the
     input is small, else BETWEEN_CALLS_SAMPLE random positions. checksum() makes several int64
-    passes over the whole input (on the 2-core dev CPU, 256 MiB: 947 ms against 37 ms for a
-    sample taken and compared); per call it would crowd the timed calls out of their budget."""
+    passes over the whole input (bench/input_check_probe.py, 256 MiB on the 2-core dev CPU:
+    951 ms against 37.5 ms for a sample taken and compared, medians of 5); per call it would
+    crowd the timed calls out of their budget."""
 
     where: torch.Tensor | None  # None: all of it
     bits: torch.Tensor
