@@ -28,7 +28,7 @@ for s in "${steps[@]}"; do
     validate) step validate 120 python3 -m judge validate ;;
     ceilings) step ceilings 180 python3 -m judge ceilings ;;
     judge_tests) step judge_tests "${JUDGE_TESTS_LIMIT:-420}" python3 -m pytest -c pytest-judge.ini tests/gpu -m gpu -q --timeout 240 ;;
-    paths) step paths "${PATHS_LIMIT:-420}" python3 -m pytest -c pytest-judge.ini tests/gpu/test_gpu_paths.py -m gpu -q --timeout 200 --durations=8 ;;
+    paths) step paths "${PATHS_LIMIT:-420}" python3 -m pytest -c pytest-judge.ini tests/gpu/test_gpu_paths.py -m gpu -q --timeout 200 --durations=8 ${PATHS_K:+-k "$PATHS_K"} ;;
     sandbox_gpu) step sandbox_gpu 150 python3 -m pytest -c pytest-judge.ini tests/sandbox -m gpu -q --timeout 100 ;;
     corpus) step corpus "${CORPUS_LIMIT:-280}" python3 -m judge selftest --quick --time-cap 20 ;;
     corpus_a) step corpus_a "${CORPUS_LIMIT:-450}" python3 -m judge selftest --quick --time-cap 20 reduction softmax ;;
@@ -60,4 +60,5 @@ for s in "${steps[@]}"; do
 done
 cp docs/benchmarks.md "$OUT/benchmarks.md" 2>/dev/null || true
 [[ -d var/bench ]] && cp -r var/bench "$OUT/var_bench"
+[[ -d bench/results ]] && cp -r bench/results "$OUT/bench_results"  # copy back over the checkout's
 true

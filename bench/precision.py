@@ -7,8 +7,10 @@ For every problem with reference_kernels/<slug>/expert_triton.py, runs
 
 --runs times (default 10) as separate processes, one after the other, and reports the spread of
 the score (max / min - 1; goal: within 1%) and of each shape's median. Results accumulate in
-var/bench/precision.json (so the problems can be measured in several batches) and the table of
-everything measured so far replaces the "Precision" section of docs/benchmarks.md.
+bench/results/precision.json (tracked, so the problems can be measured in several batches and
+sessions) and the table of everything measured so far replaces the "Precision" section of
+docs/benchmarks.md. A problem whose first judging is not accepted is not judged again: that is
+a finding to read, not a spread to measure.
 
     python3 bench/precision.py                                  # all problems, 10 runs each
     python3 bench/precision.py --problems vector_add reduction  # a batch (each ~3-5 min on an H200)
@@ -39,7 +41,7 @@ if str(ROOT) not in sys.path:
 
 from judge import spec as specmod  # noqa: E402
 
-RESULTS = ROOT / "var" / "bench" / "precision.json"
+RESULTS = ROOT / "bench" / "results" / "precision.json"
 DOC = ROOT / "docs" / "benchmarks.md"
 SECTION = "## Precision"
 # The generated table ends here; notes written below it (what a run showed) survive a rewrite.
@@ -114,12 +116,14 @@ def measure(
     verdicts: list[str] = []
     system: dict[str, Any] = {}
     walls: list[float] = []
+    stopped: list[str] = []  # why the runs ended early, if they did
 
     def result() -> dict[str, Any]:
         return {
             "problem": slug,
             "runs": len(verdicts),
             "planned_runs": runs,
+            "stopped": stopped[0] if stopped else None,
             "accepted": verdicts.count("accepted"),
             "scores_us": scores,
             "shape_medians_us": shapes,
@@ -143,8 +147,13 @@ def measure(
         walls.append(report["_wall_s"])
         if report["verdict"] != "accepted":
             print(f"  run {i + 1}: {report['verdict']}: {report['message'][:300]}", flush=True)
+            if i == 0:  # a judge or kernel that fails outright would fail every run: keep the device time
+                stopped.append("first judging not accepted")
+                print(f"  {slug}: first judging not accepted, no more runs", flush=True)
             if on_run:
                 on_run(result())
+            if stopped:
+                break
             continue
         system = report["system"]
         scores.append(report["score_us"])
@@ -199,6 +208,8 @@ def table(results: dict[str, dict[str, Any]]) -> str:
         wall = f"{r['mean_wall_s']:.0f}" if r.get("mean_wall_s") else "-"
         planned = r.get("planned_runs", r["runs"])
         cut = f" (cut: {r['runs']} of {planned} planned)" if r["runs"] < planned else ""
+        if r.get("stopped"):
+            cut = f" (stopped: {r['stopped']})"
         lines.append(
             f"| {slug} | {r.get('gpu') or '-'} | {r['accepted']}/{r['runs']}{cut} | "
             + " | ".join(cells)

@@ -80,3 +80,19 @@ def test_rewriting_the_table_keeps_the_notes_under_it(tmp_path: Path, monkeypatc
     assert "old table" not in text and "| softmax | Test GPU | 10/10 |" in text
     assert text.count(precision.TABLE_END) == 1
     assert "Notes: what the last run showed." in text and text.endswith("## Later\n\nkept\n")
+
+
+def test_a_first_judging_that_is_not_accepted_ends_that_problems_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A judge or kernel that fails outright would fail all ten runs: the bench stops after one
+    and the table says why, instead of spending the device time."""
+    precision = load_precision()
+    calls: list[int] = []
+
+    def judge_once(slug: str, path: Path, timeout: float) -> dict[str, Any]:
+        calls.append(1)
+        return {**fake_report(100.0), "verdict": "rejected", "message": "hidden-work"}
+
+    monkeypatch.setattr(precision, "judge_once", judge_once)
+    result = precision.measure("vector_add", 10, 60.0)
+    assert len(calls) == 1 and result["accepted"] == 0
+    assert "| vector_add | - | 0/1 (stopped: first judging not accepted) |" in precision.table({"vector_add": result})
