@@ -117,6 +117,7 @@ def measure(
     system: dict[str, Any] = {}
     walls: list[float] = []
     stopped: list[str] = []  # why the runs ended early, if they did
+    retimed: list[str] = []  # shapes the judge timed twice (their first timing's drains were slow)
 
     def result() -> dict[str, Any]:
         return {
@@ -124,6 +125,7 @@ def measure(
             "runs": len(verdicts),
             "planned_runs": runs,
             "stopped": stopped[0] if stopped else None,
+            "retimed": retimed,
             "accepted": verdicts.count("accepted"),
             "scores_us": scores,
             "shape_medians_us": shapes,
@@ -158,6 +160,8 @@ def measure(
         system = report["system"]
         scores.append(report["score_us"])
         for b in report["benchmarks"]:
+            if b.get("timing_attempts", 1) > 1:
+                retimed.append(f"run {i + 1} {b['name']}: slow drains {' then '.join(map(str, b['slow_drains']))}")
             shapes.setdefault(b["name"], []).append(b["median_us"])
             # Within a run, per input set: if these spread as widely as the runs do, the data
             # (not the process or the GPU's state) moves the median.
@@ -186,11 +190,12 @@ def table(results: dict[str, dict[str, Any]]) -> str:
         "repeatedly in benchmark mode: either every run a separate `python3 -m judge run ... --json` process,",
         "or (`--in-worker`) one warm worker judging it again and again, each judging in its own fresh sandboxed",
         'child as in production (the "how" column). Fresh input pools every run. Spread = max / min - 1',
-        "over the runs; goal: score spread within 1%. Produced by `bench/precision.py` (it replaces",
-        "this section).",
+        'over the runs; goal: score spread within 1%. "Shapes timed twice": shapes whose first timing\'s',
+        "drains looked like hidden work, so the judge timed them again (docs/judging.md section 4); each",
+        "is listed in bench/results/precision.json. Produced by `bench/precision.py` (it replaces this section).",
         "",
-        "| problem | GPU | runs accepted | score median (us) | score spread | widest shape spread | s per run | how |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+        "| problem | GPU | runs accepted | score median (us) | score spread | widest shape spread | s per run | how | shapes timed twice |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for slug in sorted(results):
         r = results[slug]
@@ -213,7 +218,7 @@ def table(results: dict[str, dict[str, Any]]) -> str:
         lines.append(
             f"| {slug} | {r.get('gpu') or '-'} | {r['accepted']}/{r['runs']}{cut} | "
             + " | ".join(cells)
-            + f" | {wall} | {r.get('how', 'a process per judging')} |"
+            + f" | {wall} | {r.get('how', 'a process per judging')} | {len(r.get('retimed') or [])} |"
         )
     measured = sorted({r["measured_at"] for r in results.values()})
     # Where each result was measured (older results lack it: they were measured where this runs).

@@ -92,14 +92,19 @@ class Channel:
         framing.write_frame(self.writer, header, blob)
 
     def wait_go(self) -> bool:
+        return bool(self.wait_answer().get("go"))
+
+    def wait_answer(self) -> dict[str, Any]:
+        """The parent's answer to an await: {go: bool}, after a shape's timing maybe with
+        retime: true (time the shape again). {} when the channel broke."""
         self.send({"kind": "await"})
         if self.reader is None:
-            return True
+            return {"go": True}
         try:
             header, _ = framing.read_frame(self.reader, max_blob=0)
         except (framing.ChannelClosed, framing.FrameError):
-            return False
-        return bool(header.get("go"))
+            return {}
+        return header
 
 
 # ---------------------------------------------------------------------------------------------
@@ -564,59 +569,64 @@ class Runner:
                 )
                 self.channel.send({"kind": "timing_start", "shape": j})
 
-            try:
-                run = time_calls(
-                    call,
-                    prepare,
-                    sets=k,
-                    policy=policy,
-                    device=self.device,
-                    flusher=self.flusher or L2Flusher("cpu"),
-                    rng=order_rng,
-                    after=after,
-                    on_timing_start=started,
-                )
-            except Violation:
-                raise
-            except BaseException as exc:
+            while True:  # once, or again when the parent asks (its drains looked like hidden work)
+                fresh.new_attempt()
+                try:
+                    run = time_calls(
+                        call,
+                        prepare,
+                        sets=k,
+                        policy=policy,
+                        device=self.device,
+                        flusher=self.flusher or L2Flusher("cpu"),
+                        rng=order_rng,
+                        after=after,
+                        on_timing_start=started,
+                    )
+                except Violation:
+                    raise
+                except BaseException as exc:
+                    self.channel.send(
+                        {
+                            "kind": "error",
+                            **classify(exc, self.submission.path, self.submission.shown_as, f"timing shape {detail!r}"),
+                        }
+                    )
+                    raise Stop from None
+                fresh.check_unchanged()
                 self.channel.send(
                     {
-                        "kind": "error",
-                        **classify(exc, self.submission.path, self.submission.shown_as, f"timing shape {detail!r}"),
+                        "kind": "times",
+                        "seeds": fresh.timed_seeds(),
+                        "warmup_seeds": fresh.warmup_seeds(),
+                        "shape": j,
+                        "times_us": run.times_us,
+                        "sets": run.sets,
+                        "drains_us": run.drains_us,
+                        "warmup_us": run.warmup_us,
+                        "stop_reason": run.stop_reason,
+                        "cover_us": run.cover_us,
                     }
                 )
-                raise Stop from None
-            fresh.check_unchanged()
-            self.channel.send(
-                {
-                    "kind": "times",
-                    "seeds": fresh.timed_seeds(),
-                    "warmup_seeds": fresh.warmup_seeds(),
-                    "shape": j,
-                    "times_us": run.times_us,
-                    "sets": run.sets,
-                    "drains_us": run.drains_us,
-                    "warmup_us": run.warmup_us,
-                    "stop_reason": run.stop_reason,
-                    "cover_us": run.cover_us,
-                }
-            )
-            # The final set's outputs still hold the last timed call's result: the parent checks it too.
-            final = run.sets[-1]
-            self.send_outputs(set_outputs[final], {"shape": j, "set": final})
-            self.channel.send(
-                {
-                    "kind": "checked",
-                    "shape": j,
-                    "set": final,
-                    "seed": fresh.seed_of[final],
-                    "checksums": [checksum(t) for t in pool[final]],
-                    "returned": False,
-                }
-            )
+                # The final set's outputs still hold the last timed call's result: the parent checks it too.
+                final = run.sets[-1]
+                self.send_outputs(set_outputs[final], {"shape": j, "set": final})
+                self.channel.send(
+                    {
+                        "kind": "checked",
+                        "shape": j,
+                        "set": final,
+                        "seed": fresh.seed_of[final],
+                        "checksums": [checksum(t) for t in pool[final]],
+                        "returned": False,
+                    }
+                )
+                answer = self.channel.wait_answer()
+                if not answer.get("go"):
+                    return False
+                if not answer.get("retime"):
+                    break
             del pool, calls, outputs, set_outputs, fresh
-            if not self.channel.wait_go():
-                return False
         return True
 
     def kernel_list(self, call: Callable[[], Any], outputs: list[torch.Tensor]) -> list[list[Any]]:
@@ -668,6 +678,7 @@ class FreshSets:
         self.used = [False] * len(pool)
         self.next_index = len(shape["pool_seeds"])  # fresh seed numbers follow the pool's
         self.seeds: list[int] = []  # per call, warm-up and timed
+        self.attempt_from = 1  # this timing's first warm-up call ([0] is the checked call before it)
         self.timed_from = 0
         self.samples: list[list[InputSample]] = [[] for _ in pool]  # each set as handed to solve()
         device = pool[0][0].device if pool and pool[0] else torch.device("cpu")
@@ -694,11 +705,15 @@ class FreshSets:
         self.samples[index] = [InputSample.take(t, self.generator) for t in self.pool[index]]
         self.seeds.append(self.seed_of[index])
 
+    def new_attempt(self) -> None:
+        """A timing (warm-up and timed calls) starts: the first, or the shape timed again."""
+        self.attempt_from = max(1, len(self.seeds))
+
     def timing_started(self) -> None:
         self.timed_from = len(self.seeds)
 
     def warmup_seeds(self) -> list[int]:
-        return self.seeds[1 : self.timed_from]  # [0] is the checked call before the warm-up
+        return self.seeds[self.attempt_from : self.timed_from]
 
     def timed_seeds(self) -> list[int]:
         return self.seeds[self.timed_from :]

@@ -89,6 +89,11 @@ class JudgeConfig:
     # hidden in a share f < 1/2 of the calls only moves it to the (1/2 - f) / (1 - f) quantile of
     # the honest calls (f = 1/4: from the 50th to the 33rd percentile of a spread of ~1%).
     drain_tolerated_share: float = 0.25
+    # A shape whose drains break that rule is timed once more before it is rejected: on the
+    # H200 (2026-12-01, bench/precision.py) 4 of 47 judgings of honest expert kernels had one
+    # shape with slow drains in 30-63% of its calls (up to 78-95 us), every other shape of them
+    # clean. Hidden work that pays is there on every timing; the score is the last timing's.
+    timing_attempts: int = 2
     pool_sets: int = 16
     # The check of a benchmark shape's first, untimed call reads at most this much of each output
     # (tensors.sample_positions); the final timed call's output is checked whole. A whole early
