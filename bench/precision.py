@@ -218,7 +218,7 @@ def table(results: dict[str, dict[str, Any]]) -> str:
         lines.append(
             f"| {slug} | {r.get('gpu') or '-'} | {r['accepted']}/{r['runs']}{cut} | "
             + " | ".join(cells)
-            + f" | {wall} | {r.get('how', 'a process per judging')} | {len(r.get('retimed') or [])} |"
+            + f" | {wall} | {r.get('how', 'a process per judging')} | {len(r['retimed']) if 'retimed' in r else '- (judge before timing twice)'} |"
         )
     measured = sorted({r["measured_at"] for r in results.values()})
     # Where each result was measured (older results lack it: they were measured where this runs).
