@@ -606,6 +606,7 @@ class Runner:
                         "warmup_us": run.warmup_us,
                         "stop_reason": run.stop_reason,
                         "cover_us": run.cover_us,
+                        **({"drain_detail": run.drain_detail} if policy.drain_detail else {}),
                     }
                 )
                 # The final set's outputs still hold the last timed call's result: the parent checks it too.

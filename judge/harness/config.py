@@ -121,6 +121,7 @@ class JudgeConfig:
         policy.flush = os.environ.get("GRIDSTRIDE_FLUSH", policy.flush)
         if policy.flush not in ("read", "write"):
             raise ValueError(f"GRIDSTRIDE_FLUSH must be read or write, not {policy.flush!r}")
+        policy.drain_detail = os.environ.get("GRIDSTRIDE_DRAIN_DETAIL", "0") == "1"
         cover = os.environ.get("GRIDSTRIDE_LAUNCH_COVER", policy.cover_kind)
         if cover == "0":
             policy.cover_max_us = 0.0

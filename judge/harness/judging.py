@@ -917,6 +917,9 @@ class Judging:
                 f"shape {shape.name} lasted {span_us:.0f} us on the judge's clock",
             )
             raise Finished
+        detail = times.get("drain_detail")
+        if isinstance(detail, list):  # a measurement run (TimingPolicy.drain_detail)
+            self.report.system.setdefault("drain_detail", {}).setdefault(shape.name, []).append(detail)
         # (On a CPU host every drain is 0: the rule never fires there.)
         slow = results.slow_drains(drains, values, self.config)
         shape.drain_counts.append((len(slow), len(values)))

@@ -21,6 +21,7 @@ import contextlib
 import functools
 import gc
 import random
+import resource
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
@@ -54,6 +55,9 @@ class TimingPolicy:
     # "sleep": one thread spins (torch.cuda._sleep); "fill": every thread slot of the GPU spins
     # (cover_kernel.py), so a side stream cannot run beside the cover whatever its priority.
     cover_kind: str = "fill"
+    # Measurement runs only (GRIDSTRIDE_DRAIN_DETAIL=1, bench/drain_probe.py): per timed call,
+    # what the drain's synchronize cost the host thread (see TimedRun.drain_detail).
+    drain_detail: bool = False
 
     @classmethod
     def for_cpu(cls) -> TimingPolicy:
@@ -85,6 +89,10 @@ class TimedRun:
     stop_reason: str = ""
     cover_us: float = 0.0  # the launch cover used for the timed calls
     enqueue_us: float = 0.0  # median host time to enqueue one call, measured in warm-up
+    # With TimingPolicy.drain_detail, per timed call: [drain us, a second synchronize right
+    # after it (the device idle) us, involuntary and voluntary context switches of the thread
+    # during the drain, the thread's CPU time during the drain us, wall clock (time.time())].
+    drain_detail: list[list[float]] = field(default_factory=list)
 
 
 # Bound at import, before any submission runs: replacing torch.sum or torch.cuda._sleep later
@@ -231,6 +239,7 @@ def time_calls(
         start = torch.cuda.Event(enable_timing=True)
         end = torch.cuda.Event(enable_timing=True)
         sync = torch.cuda.synchronize
+        detail = policy.drain_detail
         cover = launch_cover(policy.cover_kind) if policy.cover_max_us > 0 else None
 
         def one(index: int) -> tuple[float, float]:
@@ -248,9 +257,26 @@ def time_calls(
             end.record()
             end.synchronize()
             elapsed_us = start.elapsed_time(end) * 1000.0
+            if detail:
+                usage, cpu = resource.getrusage(resource.RUSAGE_THREAD), time.thread_time_ns()
             t0 = perf()
             sync()
             drain_us = (perf() - t0) / 1000.0
+            if detail and not warming:
+                after_usage, after_cpu = resource.getrusage(resource.RUSAGE_THREAD), time.thread_time_ns()
+                t1 = perf()
+                sync()
+                again_us = (perf() - t1) / 1000.0
+                run.drain_detail.append(
+                    [
+                        round(drain_us, 1),
+                        round(again_us, 1),
+                        after_usage.ru_nivcsw - usage.ru_nivcsw,
+                        after_usage.ru_nvcsw - usage.ru_nvcsw,
+                        round((after_cpu - cpu) / 1000.0, 1),
+                        round(time.time(), 4),
+                    ]
+                )
             return elapsed_us, drain_us
 
     else:
