@@ -81,18 +81,27 @@ class JudgeConfig:
     # the H200's HBM3e peak of 4.8 TB/s (112% of its 4.28 TB/s copy), and 118% of torch.matmul's
     # 8192^3 rate, 94% of the dense bf16 peak; a replayed result is far below either.
     floor_factor: float = 0.85
-    drain_abs_us: float = 50.0
+    # A drain (the device-wide synchronize right after a timed call's end event) is slow above
+    # max(drain_abs_us, drain_rel x the call). What honest calls drain in, on the H200
+    # (2026-12-01): bench/drain_probe.py, 10 judgings of two experts, per shape a median of
+    # 11-39 us and single calls over 100 us; bench/precision.py, in 7 of 68 judgings 30-100% of
+    # one shape's calls drained slowly (the slowest 73-95 us), in the 3 timed again both times.
+    # In the probe the thread spun through every slow drain (CPU time = the drain, no context
+    # switch) and a second synchronize right after took 12-17 us: a wait inside the driver, not
+    # the scheduler; nothing of the harness or of these kernels runs on another stream. At 50 us
+    # the rule rejected those honest kernels; 200 us is about twice the slowest honest drain
+    # seen. Work hidden on another stream drains in its own time (a GEMM hidden on a side stream:
+    # 1573 us), and with one hardware queue per child the end event waits for side-stream work
+    # queued before it (docs/judging.md).
+    drain_abs_us: float = 200.0
     drain_rel: float = 0.05
-    # The drain is timed on the host, so a descheduled thread looks like a slow drain: an honest
-    # Triton softmax had 3 slow drains (up to 61 us) in 20 calls on the H200, once in ten
-    # judgings. Hidden work that pays must sit in most calls: the score is a median, and work
-    # hidden in a share f < 1/2 of the calls only moves it to the (1/2 - f) / (1 - f) quantile of
-    # the honest calls (f = 1/4: from the 50th to the 33rd percentile of a spread of ~1%).
+    # Hidden work that pays must sit in most calls: the score is a median, and work hidden in a
+    # share f < 1/2 of the calls only moves it to the (1/2 - f) / (1 - f) quantile of the honest
+    # calls (f = 1/4: from the 50th to the 33rd percentile of a spread of ~1%).
     drain_tolerated_share: float = 0.25
-    # A shape whose drains break that rule is timed once more before it is rejected: on the
-    # H200 (2026-12-01, bench/precision.py) 4 of 47 judgings of honest expert kernels had one
-    # shape with slow drains in 30-63% of its calls (up to 78-95 us), every other shape of them
-    # clean. Hidden work that pays is there on every timing; the score is the last timing's.
+    # A shape whose drains break that rule is timed once more before it is rejected (a
+    # disturbance of the host or driver passes; hidden work is there on every timing); the
+    # score is the last timing's.
     timing_attempts: int = 2
     pool_sets: int = 16
     # The check of a benchmark shape's first, untimed call reads at most this much of each output
