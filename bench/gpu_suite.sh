@@ -7,10 +7,12 @@
 # to back, so budget ~10-20 s per judging: paths ~400 s, corpus_a (29 entries) ~380 s,
 # corpus_b (28) ~350 s, corpus_c (13) ~180 s (2026-11-30: 8-31 s per entry),
 # experts ~180 s, pipeline (PIPELINE_RUNS=3) ~150 s, precision ~200 s per problem.
-# What issue 3 still needs on the H200 (as of 2026-12-01), in three calls:
-#   bench/gpu_suite.sh paths cuda_experts input_check_probe   (~370 s: the GPU memory limit tests are new)
-#   PRECISION_PROBLEMS="softmax matmul" PRECISION_LIMIT=440 bench/gpu_suite.sh precision_only   (~450 s)
-#   bench/gpu_suite.sh corpus_a   (then corpus_b, corpus_c: the between-calls input check is new)
+# What issue 3 still needs on the H200 (as of 2026-12-01, after the drain threshold moved to 200 us
+# and shapes are timed twice before a hidden-work rejection), in three calls:
+#   PATHS_K="drain_check or side_stream" PATHS_LIMIT=150 PRECISION_PROBLEMS="reduction paged_attention" PRECISION_LIMIT=420 bench/gpu_suite.sh paths precision_only
+#   PRECISION_PROBLEMS="matmul vector_add softmax" PRECISION_LIMIT=580 bench/gpu_suite.sh precision_only
+#   bench/gpu_suite.sh corpus_a   (then corpus_b, corpus_c: the corpus has not run under the current judge)
+# Copy $OUT/bench_results/precision.json back to bench/results/ and run bench/precision.py --print.
 set -uo pipefail
 export PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1
 OUT=${OUT:-artifacts/gpu}; mkdir -p "$OUT"

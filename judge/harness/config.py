@@ -87,7 +87,7 @@ class JudgeConfig:
     # 11-39 us and single calls over 100 us; bench/precision.py, in 7 of 68 judgings 30-100% of
     # one shape's calls drained slowly (the slowest 73-95 us), in the 3 timed again both times.
     # In the probe the thread spun through every slow drain (CPU time = the drain, no context
-    # switch) and a second synchronize right after took 12-17 us: a wait inside the driver, not
+    # switch) and a second synchronize right after took 12-18 us: a wait inside the driver, not
     # the scheduler; nothing of the harness or of these kernels runs on another stream. At 50 us
     # the rule rejected those honest kernels; 200 us is about twice the slowest honest drain
     # seen. Work hidden on another stream drains in its own time (a GEMM hidden on a side stream:
