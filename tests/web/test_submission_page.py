@@ -317,6 +317,7 @@ def test_the_report_says_where_the_time_went_and_how_each_shape_was_timed(client
     shapes = softmax_shapes()
     shapes[0].launch_cover_us = 120.0
     shapes[0].set_medians_us = [199.0, 200.0, 203.5]
+    shapes[1].timing_attempts, shapes[1].slow_drains = 2, [9, 0]
     timeline = [
         ["checked the source; ceilings", 0.01],
         ["child ready", 0.35],
@@ -338,3 +339,6 @@ def test_the_report_says_where_the_time_went_and_how_each_shape_was_timed(client
     assert "timeline s" not in html  # not repeated among the system facts
     assert "shape 4096x16384, sm clock mhz 1,980 MHz; shape 8192x32768, sm clock mhz 1,965 MHz" in html
     assert 'title="launch cover 120 µs before each call; 3 input sets, medians 199.0 to 203.5 µs"' in html
+    # A shape the judge timed twice says so (its first timing's drains looked like hidden work).
+    assert html.count(">timed twice</span>") == 1
+    assert "drains looked like work left running after solve() returned (9 slow drains)" in html
