@@ -169,6 +169,11 @@ class ShapeState:
     retime_pending: bool = False  # asked for, its times not received yet
     seen_seeds: set[int] = field(default_factory=lambda: {0})  # 0: the checked call before the warm-up
 
+    def refuse_unasked_timing(self) -> None:
+        """A timing (its start or its times) of a shape already timed, unless the judge asked for it."""
+        if self.times is not None and not self.retime_pending:
+            raise framing.ForgedFrame(f"a second timing of shape {self.name} that the judge did not ask for")
+
     def seed(self, index: int) -> int:
         """Input seed number `index`: the pool's first sets, then the fresh ones (child_job.FreshSets)."""
         return self.pool_seeds[index] if index < len(self.pool_seeds) else fresh_seed(self.fresh_key, index)
@@ -638,14 +643,12 @@ class Judging:
                 shape.flush_bytes = framing.header_int(header, "flush_bytes", 0, 1 << 40)
             elif kind == "timing_start":
                 shape = self.shape_of(header)
-                if shape.times is not None and not shape.retime_pending:
-                    raise framing.ForgedFrame(f"a second timing of shape {shape.name} that the judge did not ask for")
+                shape.refuse_unasked_timing()
                 shape.timing_started = arrived
                 self.mark(f"{shape.name}: warmed up")
             elif kind == "times":
                 shape = self.shape_of(header)
-                if shape.times is not None and not shape.retime_pending:
-                    raise framing.ForgedFrame(f"a second timing of shape {shape.name} that the judge did not ask for")
+                shape.refuse_unasked_timing()
                 shape.retime_pending = False
                 shape.checked_final = False  # this attempt's final output is still to be checked
                 shape.times = header
@@ -698,11 +701,12 @@ class Judging:
         if self.pool is not None:
             self.pool.refill_soon()
 
-    def send_go(self, go: bool) -> None:
+    def send_go(self, go: bool, retime: bool = False) -> None:
+        """Answer the child's await: go on (after a shape's timing, with retime: time it again) or stop."""
         assert self.child is not None and self.child.job_out is not None
         self.free_device_memory()
         with contextlib.suppress(BrokenPipeError, OSError):
-            framing.write_frame(self.child.job_out, {"go": go})
+            framing.write_frame(self.child.job_out, {"go": go, "retime": True} if retime else {"go": go})
         if not go:
             # A verdict is known (e.g. a wrong answer): no benchmark.
             self.conclude()
@@ -710,14 +714,11 @@ class Judging:
 
     def ask_retime(self, shape: ShapeState) -> None:
         """Tell the child, waiting after the shape's final check, to time the shape again."""
-        assert self.child is not None and self.child.job_out is not None
         self.retime = None
         shape.retime_pending = True
         if self.config.device == "cuda":
             shape.power_before = nvml.read(self.config.gpu_index or 0)
-        self.free_device_memory()
-        with contextlib.suppress(BrokenPipeError, OSError):
-            framing.write_frame(self.child.job_out, {"go": True, "retime": True})
+        self.send_go(True, retime=True)
 
     def free_device_memory(self) -> None:
         if self.config.device == "cuda":

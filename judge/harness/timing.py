@@ -257,12 +257,13 @@ def time_calls(
             end.record()
             end.synchronize()
             elapsed_us = start.elapsed_time(end) * 1000.0
-            if detail:
+            measured = detail and not warming
+            if measured:
                 usage, cpu = resource.getrusage(resource.RUSAGE_THREAD), time.thread_time_ns()
             t0 = perf()
             sync()
             drain_us = (perf() - t0) / 1000.0
-            if detail and not warming:
+            if measured:
                 after_usage, after_cpu = resource.getrusage(resource.RUSAGE_THREAD), time.thread_time_ns()
                 t1 = perf()
                 sync()
