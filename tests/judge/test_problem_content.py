@@ -37,6 +37,8 @@ pytestmark = pytest.mark.filterwarnings("ignore:Conversion of an array with ndim
 
 SEED_PROBLEMS = ("vector_add", "reduction", "softmax", "matmul", "paged_attention")
 SPECS = {p.slug: p for p in spec.load_all()[0]}
+# Every problem in problems/ is held to the same content rules as the seed five.
+PROBLEMS = tuple(sorted(SPECS))
 FLOAT_DTYPES = {"float32", "float16", "bfloat16"}
 
 
@@ -66,7 +68,7 @@ def test_all_five_seed_problems_load_without_errors() -> None:
     assert set(SEED_PROBLEMS) <= {s.slug for s in specs}
 
 
-@pytest.mark.parametrize("slug", SEED_PROBLEMS)
+@pytest.mark.parametrize("slug", PROBLEMS)
 def test_every_problem_has_small_odd_cpu_cases_gpu_cases_and_three_benchmarks(slug: str) -> None:
     problem = SPECS[slug]
     assert len(problem.benchmarks) >= 3
@@ -80,7 +82,7 @@ def test_every_problem_has_small_odd_cpu_cases_gpu_cases_and_three_benchmarks(sl
     assert any(v % 2 == 1 and v > 2 for v in values)
 
 
-@pytest.mark.parametrize("slug", SEED_PROBLEMS)
+@pytest.mark.parametrize("slug", PROBLEMS)
 def test_the_corpus_covers_every_language_and_the_basic_failures(slug: str) -> None:
     problem = SPECS[slug]
     have = {(s.language, s.expect) for s in problem.solutions}
@@ -96,7 +98,7 @@ def test_the_corpus_covers_every_language_and_the_basic_failures(slug: str) -> N
             assert not sol.gpu_only, f"{sol.file}: compile errors are found on CPU hosts too"
 
 
-@pytest.mark.parametrize("slug", SEED_PROBLEMS)
+@pytest.mark.parametrize("slug", PROBLEMS)
 def test_statement_has_the_interface_benchmarks_and_hints_sections(slug: str) -> None:
     text = SPECS[slug].statement
     for heading in ("## Interface", "## Benchmarks", "## Hints"):
@@ -110,7 +112,7 @@ def written_forms(value: float) -> set[str]:
     return {f"{value:g}", f"{mantissa.rstrip('0').rstrip('.')}e{int(exponent)}"}
 
 
-@pytest.mark.parametrize("slug", SEED_PROBLEMS)
+@pytest.mark.parametrize("slug", PROBLEMS)
 def test_statement_quotes_the_tolerance_the_judge_applies(slug: str) -> None:
     """A statement that promises another bound than problem.toml misleads every contestant
     (paged_attention's said 0.01 rms after the calibration moved it to 0.02)."""
@@ -129,7 +131,7 @@ def test_statement_quotes_the_tolerance_the_judge_applies(slug: str) -> None:
 # References.
 
 
-@pytest.mark.parametrize("slug", SEED_PROBLEMS)
+@pytest.mark.parametrize("slug", PROBLEMS)
 def test_generate_inputs_is_deterministic_seeded_and_never_all_zeros(slug: str) -> None:
     problem = SPECS[slug]
     ref = reference_module(slug)
@@ -153,14 +155,16 @@ def test_generate_inputs_is_deterministic_seeded_and_never_all_zeros(slug: str) 
                     assert got.float().unique().numel() > wanted, f"{case.name}: {t.name} lacks entropy"
 
 
-@pytest.mark.parametrize("slug", SEED_PROBLEMS)
+@pytest.mark.parametrize("slug", PROBLEMS)
 def test_reference_outputs_are_float64_with_the_interface_shapes(slug: str) -> None:
+    """Float outputs in float64; integer outputs (counts, indices) exact in their own dtype."""
     problem = SPECS[slug]
     ref = reference_module(slug)
     case = cpu_cases(problem)[2]
     outputs = ref.reference(**ref.generate_inputs(seed=1, device="cpu", **case.sizes), **case.sizes)
     for t in problem.outputs:
-        assert outputs[t.name].dtype == torch.float64
+        want = torch.float64 if t.dtype in FLOAT_DTYPES else getattr(torch, t.dtype)
+        assert outputs[t.name].dtype == want
         assert tuple(outputs[t.name].shape) == t.concrete_shape(case.sizes)
         assert bool(torch.isfinite(outputs[t.name]).all())
 
@@ -200,7 +204,7 @@ def test_reduction_inputs_keep_the_sum_well_conditioned() -> None:
 
 
 def accepted_python_solutions() -> Iterator[Any]:
-    for slug in SEED_PROBLEMS:
+    for slug in PROBLEMS:
         problem = SPECS[slug]
         for sol in problem.solutions:
             if sol.expect == "accepted" and sol.language in ("triton", "pytorch") and not sol.gpu_only:
@@ -241,7 +245,7 @@ def test_accepted_python_solution_matches_the_reference_on_every_cpu_case(slug: 
 
 
 def compile_error_python_files() -> Iterator[Any]:
-    for slug in SEED_PROBLEMS:
+    for slug in PROBLEMS:
         for sol in SPECS[slug].solutions:
             if sol.expect == "compile_error" and sol.language != "cuda":
                 yield pytest.param(SPECS[slug].directory / "solutions" / sol.file, id=f"{slug}/{sol.file}")
@@ -274,7 +278,7 @@ def forbidden_hits(problem: spec.ProblemSpec, path: Path, language: str) -> list
 
 
 def sources_that_must_pass_the_scan() -> Iterator[Any]:
-    for slug in SEED_PROBLEMS:
+    for slug in PROBLEMS:
         problem = SPECS[slug]
         for language in problem.languages:
             starter = problem.directory / "starters" / f"{language}{spec.SOURCE_SUFFIX[language]}"
@@ -313,7 +317,7 @@ def cuda_files() -> list[tuple[str, Path, bool]]:
     """(problem, file, should compile). Entries the source scan rejects are left out: they never
     reach the compiler (and may need headers this machine lacks)."""
     files = []
-    for slug in SEED_PROBLEMS:
+    for slug in PROBLEMS:
         problem = SPECS[slug]
         for sol in problem.solutions:
             path = problem.directory / "solutions" / sol.file
@@ -387,7 +391,7 @@ def test_this_file_runs_with_the_judge_environment() -> None:
 
 
 def python_sources_with_solve() -> Iterator[Any]:
-    for slug in SEED_PROBLEMS:
+    for slug in PROBLEMS:
         problem = SPECS[slug]
         for language in ("triton", "pytorch", "cupy"):
             yield pytest.param(
@@ -411,7 +415,7 @@ def test_python_solve_takes_one_parameter_per_signature_entry(slug: str, path: P
 
 def raw_kernels() -> Iterator[Any]:
     """(problem, file, index, kernel source, kernel name) of every CuPy RawKernel in the content."""
-    for slug in SEED_PROBLEMS:
+    for slug in PROBLEMS:
         problem = SPECS[slug]
         paths = [problem.directory / "starters" / "cupy.py"]
         paths += [problem.directory / "solutions" / s.file for s in problem.solutions if s.language == "cupy"]
