@@ -40,7 +40,7 @@ if str(ROOT) not in sys.path:
 
 from bench.calibration_catalog import CATALOG_PLANS  # noqa: E402
 from judge import spec  # noqa: E402  (stdlib-only loader)
-from judge.harness.tensors import tolerance_ratio  # noqa: E402
+from judge.harness.common.tensors import tolerance_ratio  # noqa: E402
 
 REQUIRED_MARGIN = 4.0
 SEEDS = (11, 12, 13)

@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from pipe_probe import transfer_seconds
 
 from judge import spec as specmod
-from judge.harness.judging import reference_module
+from judge.harness.parent.judging import reference_module
 from sandbox.pool import RESULTS_PIPE_BYTES
 
 
@@ -61,7 +61,7 @@ def main() -> int:
         shape = shapes[-1]
     sizes = dict(shape.sizes)
     output = spec.outputs[0]
-    from judge.harness.tensors import nbytes
+    from judge.harness.common.tensors import nbytes
 
     size = nbytes(output.dtype, output.concrete_shape(sizes))
     # The pipe first: its writer is a forked process, which must not inherit a CUDA context.
@@ -69,7 +69,7 @@ def main() -> int:
 
     import torch
 
-    from judge.harness.tensors import DTYPES, checksum, compare_within, from_bytes, to_bytes
+    from judge.harness.common.tensors import DTYPES, checksum, compare_within, from_bytes, to_bytes
 
     sync = torch.cuda.synchronize if args.device == "cuda" else (lambda: None)
     module = reference_module(spec)

@@ -4,7 +4,7 @@
 
 Each process (started fresh, one after the other, with an empty Triton cache) times importing
 torch, creating the CUDA context, then the warm child's own warm-up steps
-(judge/harness/warmup.py). Compare with the report's `child_warmed_up` (the same steps inside
+(judge/harness/child/warmup.py). Compare with the report's `child_warmed_up` (the same steps inside
 the sandbox) to see what the sandbox adds.
 """
 
@@ -28,7 +28,7 @@ steps = {"import torch": time.perf_counter() - began}
 t = time.perf_counter()
 torch.cuda.init(); torch.empty(1, device="cuda"); torch.cuda.synchronize()
 steps["CUDA context"] = time.perf_counter() - t
-from judge.harness.warmup import warm_up
+from judge.harness.child.warmup import warm_up
 steps.update(warm_up("cuda"))
 print(json.dumps({k: round(v, 3) for k, v in steps.items()}))
 """

@@ -98,7 +98,7 @@ def main() -> int:
     args = parser.parse_args()
 
     from judge.harness import judge_job
-    from judge.harness.config import JudgeConfig
+    from judge.harness.parent.config import JudgeConfig
     from judge.protocol import JudgeJob
 
     config = JudgeConfig()

@@ -51,8 +51,8 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from judge import spec  # noqa: E402
-from judge.harness.compile import FLAGS, arch_flags  # noqa: E402
-from judge.harness.tensors import tolerance_ratio  # noqa: E402
+from judge.harness.common.tensors import tolerance_ratio  # noqa: E402
+from judge.harness.parent.compile import FLAGS, arch_flags  # noqa: E402
 
 NVCC_FLAGS = [*FLAGS, *arch_flags("sm_90")]  # the judge's own command line for an H100/H200
 TARGETS = {"vector_add": 0.85, "reduction": 0.85, "softmax": 0.85, "matmul": 0.70, "paged_attention": 0.60}

@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import torch
 
-from judge.harness.tensors import InputSample, checksum
+from judge.harness.common.tensors import InputSample, checksum
 
 
 def seconds(work: Callable[[], object], sync: Callable[[], None], repeat: int) -> list[float]:

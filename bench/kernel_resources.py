@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from judge.harness.compile import FLAGS, arch_flags  # noqa: E402
+from judge.harness.parent.compile import FLAGS, arch_flags  # noqa: E402
 
 PTXAS_LINE = re.compile(r"Used (\d+) registers")
 SPILL_LINE = re.compile(r"(\d+) bytes spill stores, (\d+) bytes spill loads")

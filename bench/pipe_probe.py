@@ -2,7 +2,7 @@
 
     python3 bench/pipe_probe.py [--mib 1024]
 
-A forked writer sends one output frame (judge.harness.framing, as the child does) of --mib MiB;
+A forked writer sends one output frame (judge.harness.common.framing, as the child does) of --mib MiB;
 the parent reads it as the judge does. Once with Linux's default pipe buffer (64 KiB), once
 with sandbox.pool.RESULTS_PIPE_BYTES; and, for comparison, through a shared-memory file
 (memfd: the writer pwrites, the reader preads into a fresh buffer). CPU only.
@@ -19,7 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from judge.harness import framing
+from judge.harness.common import framing
 from sandbox.pool import RESULTS_PIPE_BYTES
 
 

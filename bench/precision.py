@@ -265,7 +265,7 @@ def main() -> int:
     results: dict[str, dict[str, Any]] = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
     worker = None
     if args.in_worker and not args.print:
-        from judge.harness.config import JudgeConfig
+        from judge.harness.parent.config import JudgeConfig
 
         worker = JudgeConfig()  # production timing policy; ceilings and warm pool kept across judgings
     if not args.print:

@@ -188,7 +188,7 @@ def guess_language(path: Path, source: str) -> str:
 
 
 def cli_config(cpu: bool = False, warm_pool: bool = True) -> Any:
-    from judge.harness.config import JudgeConfig, var_dir
+    from judge.harness.parent.config import JudgeConfig, var_dir
 
     overrides: dict[str, Any] = {"ceilings_cache": var_dir() / "ceilings.json", "warm_pool": warm_pool}
     if cpu:
@@ -256,7 +256,7 @@ def validate_problem(spec: specmod.ProblemSpec, reference_root: Path | None = No
     """Problems of one loaded problem, each as 'file:line: message' (empty when fine)."""
     import torch
 
-    from judge.harness.tensors import DTYPES, checksum, is_float
+    from judge.harness.common.tensors import DTYPES, checksum, is_float
 
     errors: list[str] = []
     ref_path = (reference_root or specmod.REFERENCE_DIR) / spec.slug / "reference.py"
@@ -349,7 +349,7 @@ def _check_outputs(
 ) -> list[str]:
     import torch
 
-    from judge.harness.tensors import DTYPES, is_float
+    from judge.harness.common.tensors import DTYPES, is_float
 
     if not isinstance(outputs, dict):
         return [f"{where}: {what}() must return a dict of outputs, got {type(outputs).__name__}"]
@@ -433,7 +433,7 @@ def cmd_selftest(args: argparse.Namespace) -> int:
     if args.time_cap:
         config.limit_cap_seconds = args.time_cap
     if args.quick:
-        from judge.harness.timing import TimingPolicy
+        from judge.harness.child.timing import TimingPolicy
 
         # Every rule still applies; only the timing statistics are looser (verdicts, not scores).
         config.policy = TimingPolicy(
@@ -503,7 +503,7 @@ def cmd_selftest(args: argparse.Namespace) -> int:
                 report.message += f" ({note})"
                 note = f", {note}"
             if cpu_cuda and expect == "rejected":
-                from judge.harness.judging import CPU_CUDA_MESSAGE
+                from judge.harness.parent.judging import CPU_CUDA_MESSAGE
 
                 ok = ok and report.message == CPU_CUDA_MESSAGE
             surprises += not ok
@@ -556,7 +556,7 @@ def cmd_ceilings(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(ceilings, indent=2))
     else:
-        from judge.harness.sysinfo import static_info
+        from judge.harness.parent.sysinfo import static_info
 
         print(f"GPU: {static_info('cuda', config.gpu_index).get('gpu')}")
         print(f"  DRAM bandwidth  {ceilings['dram_gbps']:.0f} GB/s")

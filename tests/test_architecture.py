@@ -65,3 +65,47 @@ def test_spec_and_protocol_use_only_the_standard_library() -> None:
     stdlib = set(sys.stdlib_module_names) | {"judge", "__future__"}
     for name in ("spec.py", "protocol.py"):
         assert imported_modules(ROOT / "judge" / name) - stdlib == set(), name
+
+
+def judge_imports(path: Path, package: str | None = None) -> set[str]:
+    """Every judge module a file imports, at any depth (lazy imports inside functions too);
+    relative imports are resolved against the file's package (by default, where it lies)."""
+    if package is None:
+        package = ".".join(path.relative_to(ROOT).with_suffix("").parts[:-1])
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")
+                base = ".".join(parts[: len(parts) - node.level + 1] + ([base] if base else []))
+            found.update(f"{base}.{alias.name}" for alias in node.names)
+            found.add(base)
+    return {name for name in found if name == "judge" or name.startswith("judge.")}
+
+
+def zone_offenders(zone: str, forbidden: tuple[str, ...]) -> list[str]:
+    return sorted(
+        f"{path.relative_to(ROOT)}: {name}"
+        for path in python_files(f"judge/harness/{zone}")
+        for name in judge_imports(path)
+        if name.startswith(forbidden)
+    )
+
+
+def test_the_child_never_imports_the_parent() -> None:
+    assert zone_offenders("child", ("judge.harness.parent", "judge.cli", "judge.worker", "judge.host")) == []
+
+
+def test_common_code_imports_neither_the_parent_nor_the_child() -> None:
+    forbidden = ("judge.harness.parent", "judge.harness.child", "judge.cli", "judge.worker", "judge.host")
+    assert zone_offenders("common", forbidden) == []
+
+
+def test_the_import_scan_sees_lazy_and_relative_imports(tmp_path: Path) -> None:
+    probe = tmp_path / "probe.py"
+    probe.write_text("def f():\n    from ..parent import judging\n    import judge.harness.parent.launch\n")
+    found = judge_imports(probe, package="judge.harness.child")
+    assert {"judge.harness.parent.judging", "judge.harness.parent.launch"} <= found

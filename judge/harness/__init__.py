@@ -9,23 +9,23 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from judge.harness.config import JudgeConfig
-    from judge.harness.judging import judge_job
+    from judge.harness.parent.config import JudgeConfig
+    from judge.harness.parent.judging import judge_job
 
 __all__ = ["JudgeConfig", "default_config", "judge_job"]
 
 
 def __getattr__(name: str) -> Any:
     if name == "judge_job":
-        from judge.harness.judging import judge_job
+        from judge.harness.parent.judging import judge_job
 
         return judge_job
     if name == "JudgeConfig":
-        from judge.harness.config import JudgeConfig
+        from judge.harness.parent.config import JudgeConfig
 
         return JudgeConfig
     if name == "default_config":
-        from judge.harness.config import default_config
+        from judge.harness.parent.config import default_config
 
         return default_config
     raise AttributeError(name)

@@ -8,8 +8,8 @@ import os
 import textwrap
 from typing import Any
 
-from judge.harness.config import JudgeConfig
-from judge.harness.timing import TimingPolicy
+from judge.harness.child.timing import TimingPolicy
+from judge.harness.parent.config import JudgeConfig
 from judge.protocol import JudgeJob, Report
 
 _ids = itertools.count(1)

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from judge.harness.config import JudgeConfig
+from judge.harness.parent.config import JudgeConfig
 from tests.gpu.gpu_helpers import judge, quick_config
 
 pytestmark = pytest.mark.gpu
@@ -61,7 +61,7 @@ def test_machine_ceilings_are_measured_and_plausible() -> None:
 def test_the_l2_flush_buffer_is_at_least_twice_the_devices_l2() -> None:
     import torch
 
-    from judge.harness.timing import L2Flusher
+    from judge.harness.child.timing import L2Flusher
 
     l2 = torch.cuda.get_device_properties(0).L2_cache_size
     flusher = L2Flusher("cuda")

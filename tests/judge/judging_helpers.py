@@ -7,7 +7,7 @@ import textwrap
 from collections.abc import Callable
 from typing import Any
 
-from judge.harness.config import JudgeConfig
+from judge.harness.parent.config import JudgeConfig
 from judge.protocol import JudgeJob, Progress, Report
 
 _ids = itertools.count(1)

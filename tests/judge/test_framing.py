@@ -8,7 +8,7 @@ import struct
 
 import pytest
 
-from judge.harness.framing import ChannelClosed, FrameError, read_frame, write_frame
+from judge.harness.common.framing import ChannelClosed, FrameError, read_frame, write_frame
 
 
 def frames(*items: tuple[dict, bytes | None]) -> io.BytesIO:

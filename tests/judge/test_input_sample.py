@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import torch
 
-from judge.harness.tensors import BETWEEN_CALLS_SAMPLE, InputSample
+from judge.harness.common.tensors import BETWEEN_CALLS_SAMPLE, InputSample
 
 
 def generator(seed: int = 1) -> torch.Generator:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from judge.harness.ncu import parse
+from judge.harness.parent.ncu import parse
 
 CSV = """==PROF== Connected to process 123
 ==PROF== Profiling "add_kernel": 0%....50%....100% - 1 pass

@@ -1,4 +1,4 @@
-"""Power readings around a shape's timing (judge/harness/nvml.py), without a GPU."""
+"""Power readings around a shape's timing (judge/harness/parent/nvml.py), without a GPU."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from judge.harness.nvml import Reading, window
+from judge.harness.parent.nvml import Reading, window
 
 
 def test_the_window_gives_mean_power_and_the_share_spent_capped() -> None:
@@ -59,7 +59,7 @@ class FakeNvml:
 
 
 def test_a_reading_takes_nvmls_running_totals(monkeypatch: pytest.MonkeyPatch) -> None:
-    from judge.harness import nvml
+    from judge.harness.parent import nvml
 
     fake = FakeNvml()
     monkeypatch.setattr(nvml, "_nvml", lambda: fake)
@@ -77,7 +77,7 @@ def test_a_reading_takes_nvmls_running_totals(monkeypatch: pytest.MonkeyPatch) -
 
 
 def test_no_reading_where_nvml_fails_or_is_missing(monkeypatch: pytest.MonkeyPatch) -> None:
-    from judge.harness import nvml
+    from judge.harness.parent import nvml
 
     monkeypatch.setattr(nvml, "_handles", {})
     monkeypatch.setattr(nvml, "_nvml", lambda: FakeNvml(status=3))  # NVML_ERROR_NOT_SUPPORTED

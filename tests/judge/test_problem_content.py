@@ -28,8 +28,8 @@ import pytest
 import torch
 
 from judge import spec
-from judge.harness import compile as compile_flags
-from judge.harness.tensors import tolerance_ratio
+from judge.harness.common.tensors import tolerance_ratio
+from judge.harness.parent import compile as compile_flags
 
 ROOT = Path(__file__).resolve().parents[2]
 # The Triton interpreter converts loaded loop bounds with int(array) (fine with numpy < 2.5).

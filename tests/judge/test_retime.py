@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from judge.harness import results
-from judge.harness.config import JudgeConfig
-from judge.harness.timing import TimingPolicy
+from judge.harness.child.timing import TimingPolicy
+from judge.harness.parent import results
+from judge.harness.parent.config import JudgeConfig
 from tests.judge.judging_helpers import judge
 
 # Every timing: 3 warm-up calls, then 20 timed calls.
@@ -90,7 +90,7 @@ def test_a_second_timing_the_judge_did_not_ask_for_is_refused() -> None:
     source = """
     import sys
     import torch
-    from judge.harness import framing
+    from judge.harness.common import framing
     fd = int(sys.argv[sys.argv.index("--out-fd") + 1]) if "--out-fd" in sys.argv else 4
     out = framing.open_writer(fd)
     sent = []

@@ -7,7 +7,7 @@ import hmac
 
 import pytest
 
-from judge.harness.seeds import SEED_BITS, derive_seed
+from judge.harness.common.seeds import SEED_BITS, derive_seed
 
 SECRET = b"0123456789abcdef-secret"
 

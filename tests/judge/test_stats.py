@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from judge.harness.stats import ci_converged, geometric_mean, median_ci_ranks, summarize
+from judge.harness.common.stats import ci_converged, geometric_mean, median_ci_ranks, summarize
 
 
 @pytest.mark.parametrize(

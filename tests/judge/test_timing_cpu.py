@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 import torch
 
-from judge.harness.tensors import checksum
-from judge.harness.timing import L2Flusher, SetOrder, TimedRun, TimingPolicy, time_calls
+from judge.harness.child.timing import L2Flusher, SetOrder, TimedRun, TimingPolicy, time_calls
+from judge.harness.common.tensors import checksum
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -83,7 +83,7 @@ def test_checksums_see_a_single_flipped_bit_and_a_swap_of_two_elements() -> None
 
 
 def test_the_launch_cover_is_three_times_the_recent_enqueue_time_within_bounds() -> None:
-    from judge.harness.timing import launch_cover_for
+    from judge.harness.child.timing import launch_cover_for
 
     policy = TimingPolicy()
     # The first warm-up call compiles (seconds on the host): only the last five calls count.
@@ -116,8 +116,8 @@ def test_cpu_timing_has_no_launch_cover() -> None:
 def test_a_gpu_child_gets_one_hardware_queue_and_the_timing_switches_come_from_the_environment(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from judge.harness.config import JudgeConfig
-    from judge.harness.judging import child_env
+    from judge.harness.parent.config import JudgeConfig
+    from judge.harness.parent.judging import child_env
 
     # One hardware queue keeps side streams from starting before the start event.
     assert child_env(JudgeConfig(device="cuda"))["CUDA_DEVICE_MAX_CONNECTIONS"] == "1"
@@ -148,8 +148,8 @@ def test_the_judges_own_gpu_kernels_compile_for_hopper_without_a_gpu() -> None:
 import json
 from triton.backends.compiler import GPUTarget
 from triton.compiler import ASTSource, compile
-from judge.harness.cover_kernel import spin
-from judge.harness.warmup_kernel import fill
+from judge.harness.child.cover_kernel import spin
+from judge.harness.child.warmup_kernel import fill
 target = GPUTarget("cuda", 90, 32)
 cover = compile(ASTSource(fn=spin, signature={"duration_ns": "i64"}), target=target, options={"num_warps": 32})
 warm = ASTSource(fn=fill, signature={"x_ptr": "*fp32", "n": "i32", "value": "fp32", "BLOCK": "constexpr"},
@@ -177,8 +177,8 @@ def test_the_flush_reads_its_buffer_into_a_preallocated_result_or_writes_it() ->
 
 
 def test_a_few_slow_drains_are_noise_and_many_are_hidden_work() -> None:
-    from judge.harness.config import JudgeConfig
-    from judge.harness.results import drains_show_hidden_work, slow_drains
+    from judge.harness.parent.config import JudgeConfig
+    from judge.harness.parent.results import drains_show_hidden_work, slow_drains
 
     config = JudgeConfig(device="cuda")
     times = [334.0] * 20
@@ -206,7 +206,7 @@ def test_the_cycle_collector_is_off_only_while_calls_are_timed() -> None:
 
 
 def test_the_filling_cover_takes_every_thread_slot_of_every_multiprocessor() -> None:
-    from judge.harness.cover_kernel import cover_geometry
+    from judge.harness.child.cover_kernel import cover_geometry
 
     assert cover_geometry(132, 2048) == (264, 32)  # H200: two 1024-thread blocks per SM, as measured
     assert cover_geometry(142, 1536) == (426, 16)  # Ada (L40S): three 512-thread blocks per SM

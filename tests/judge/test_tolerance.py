@@ -7,7 +7,7 @@ import math
 
 import torch
 
-from judge.harness.tensors import INT_POISON, compare
+from judge.harness.common.tensors import INT_POISON, compare
 
 
 def ref_and(got: list[float], ref: list[float], **tol: float):
@@ -86,7 +86,7 @@ def test_bfloat16_outputs_are_compared_in_float64() -> None:
 
 
 def test_the_pre_timing_sample_spreads_over_the_whole_output_within_its_budget() -> None:
-    from judge.harness.tensors import sample_positions
+    from judge.harness.common.tensors import sample_positions
 
     assert sample_positions(1000, 4, phase=7, budget_bytes=4000) is None  # small: all of it
     a = sample_positions(1 << 20, 4, phase=12345, budget_bytes=64 << 10)
@@ -99,7 +99,7 @@ def test_the_pre_timing_sample_spreads_over_the_whole_output_within_its_budget()
 
 
 def test_a_sampled_comparison_uses_the_whole_outputs_rms_and_its_indices() -> None:
-    from judge.harness.tensors import compare
+    from judge.harness.common.tensors import compare
 
     ref = torch.ones(1000, dtype=torch.float64)
     ref[:10] = 100.0  # the rms of the whole is ~10, of the sample 1

@@ -1,4 +1,4 @@
-"""The Triton cache of the judge's own kernels that children start from (judge/harness/triton_seed.py)."""
+"""The Triton cache of the judge's own kernels that children start from (judge/harness/parent/triton_seed.py)."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from judge.harness.config import JudgeConfig
-from judge.harness.judging import child_env
-from judge.harness.triton_seed import SEED_ENV, copy_seed
+from judge.harness.child.triton_cache import SEED_ENV, copy_seed
+from judge.harness.parent.config import JudgeConfig
+from judge.harness.parent.judging import child_env
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -24,8 +24,8 @@ import json, os, shutil, sys
 from triton import knobs
 from triton.backends.compiler import GPUTarget
 from triton.compiler import ASTSource, compile
-from judge.harness.triton_seed import copy_seed
-from judge.harness.warmup_kernel import fill
+from judge.harness.child.triton_cache import copy_seed
+from judge.harness.child.warmup_kernel import fill
 
 seed, child = sys.argv[1], sys.argv[2]
 hits = []
@@ -73,7 +73,7 @@ def test_group_files_are_rewritten_to_the_copies(tmp_path: Path) -> None:
 
 
 def test_the_warm_child_starts_from_the_seed_when_it_has_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from judge.harness.warmup import _steps
+    from judge.harness.child.warmup import _steps
 
     (tmp_path / "seed" / "cache" / "abc").mkdir(parents=True)
     (tmp_path / "seed" / "cache" / "abc" / "cuda_utils.so").write_bytes(b"so")
@@ -98,7 +98,7 @@ def test_a_cpu_host_has_no_seed_and_the_child_is_told_only_of_a_built_one(tmp_pa
 def test_a_seed_is_built_once_whole_and_readable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import torch
 
-    from judge.harness import triton_seed
+    from judge.harness.parent import triton_seed
 
     monkeypatch.setattr(torch.cuda, "get_device_name", lambda index=0: "Fake GPU")
     builds: list[list[str]] = []
@@ -123,7 +123,7 @@ def test_a_seed_is_built_once_whole_and_readable(tmp_path: Path, monkeypatch: py
 def test_a_failed_build_gives_no_seed_and_leaves_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import torch
 
-    from judge.harness import triton_seed
+    from judge.harness.parent import triton_seed
 
     monkeypatch.setattr(torch.cuda, "get_device_name", lambda index=0: "Fake GPU")
     # The real build on a host without a GPU: CUDA cannot start, the build exits non-zero.
@@ -136,7 +136,7 @@ def test_a_gpu_workers_pool_gets_the_seed_readable(tmp_path: Path, monkeypatch: 
     # build takes that lock too: it must be built first, not deadlock (a CPU host never builds).
     import threading
 
-    from judge.harness import launch, triton_seed
+    from judge.harness.parent import launch, triton_seed
 
     monkeypatch.setattr(triton_seed, "ensure_seed", lambda root, gpu, env: tmp_path)
     made: list[list[str] | None] = []

@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from judge.harness.config import JudgeConfig
-from judge.harness.judging import CPU_CUDA_MESSAGE
-from judge.harness.timing import TimingPolicy
+from judge.harness.child.timing import TimingPolicy
+from judge.harness.parent.config import JudgeConfig
+from judge.harness.parent.judging import CPU_CUDA_MESSAGE
 from judge.protocol import Progress, Report
 from tests.judge.judging_helpers import judge
 
@@ -136,7 +136,7 @@ def test_an_exception_is_a_runtime_error_showing_only_the_users_frames() -> None
     assert 'File "solution.py", line 6, in solve' in report.message
     assert 'File "solution.py", line 3, in helper' in report.message
     assert "ValueError: bad block size" in report.message
-    assert "child_job" not in report.message
+    assert "harness" not in report.message and "job.py" not in report.message
     no_host_paths(report.message)
 
 
@@ -235,7 +235,7 @@ def test_hopper_only_instructions_assemble_for_an_h100_or_h200() -> None:
 
 
 def test_nvcc_targets_the_architecture_specific_variant_from_hopper_on() -> None:
-    from judge.harness.compile import arch_flags
+    from judge.harness.parent.compile import arch_flags
 
     assert arch_flags("sm_90") == ["-gencode=arch=compute_90a,code=sm_90a"]
     assert arch_flags("sm_100") == ["-gencode=arch=compute_100a,code=sm_100a"]
@@ -262,7 +262,7 @@ def test_an_error_inside_a_toolkit_header_names_the_header_not_where_the_host_in
 
 
 def test_header_directories_are_dropped_only_where_a_diagnostic_names_a_file() -> None:
-    from judge.harness.compile import strip_header_dirs
+    from judge.harness.parent.compile import strip_header_dirs
 
     log = (
         "In file included from /usr/include/c++/12/vector:63,\n"
@@ -304,8 +304,8 @@ def test_changing_global_flags_or_the_judges_functions_is_rejected(change: str) 
 def test_replacing_a_harness_function_or_its_code_is_rejected() -> None:
     source = """
     import torch
-    import judge.harness.timing as timing
-    import judge.harness.stats as stats
+    import judge.harness.child.timing as timing
+    import judge.harness.common.stats as stats
 
     def solve(a, b, c, n):
         torch.add(a, b, out=c)
@@ -400,7 +400,7 @@ def test_forged_bytes_on_the_result_channel_are_rejected() -> None:
 def test_a_forged_done_frame_cannot_end_the_judging_early() -> None:
     source = """
     import sys
-    from judge.harness import framing
+    from judge.harness.common import framing
     fd = int(sys.argv[sys.argv.index("--out-fd") + 1]) if "--out-fd" in sys.argv else 4
     out = framing.open_writer(fd)
     framing.write_frame(out, {"kind": "done"})
@@ -525,7 +525,7 @@ def test_a_test_run_starts_the_next_warm_process_while_it_runs_and_only_one() ->
 def test_a_benchmark_run_starts_the_next_warm_process_once_its_last_shape_is_timed(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from judge.harness.judging import Judging
+    from judge.harness.parent.judging import Judging
 
     # Benchmark output checks made slow (as a 1 GiB output's is on the H200): the refill must
     # not wait for the last one.
@@ -547,7 +547,7 @@ def test_a_benchmark_run_starts_the_next_warm_process_once_its_last_shape_is_tim
 def test_a_profile_run_starts_the_next_warm_process_only_after_its_profiler_run(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from judge.harness.judging import Judging
+    from judge.harness.parent.judging import Judging
 
     # Nsight Compute replays the kernels after the timed run (on a GPU host): nothing may start
     # beside it, so the refill waits for the end of the whole job, not the last shape's times.
@@ -573,7 +573,7 @@ def test_the_pool_tells_a_warmed_process_from_one_still_starting() -> None:
         pytest.skip("no sandbox on this host, so no warm pool")
     config.close_pool()
     assert config.pool is None and pool._closed and not pool._idle
-    from judge.harness.judging import child_argv, child_env
+    from judge.harness.parent.judging import child_argv, child_env
 
     pool = config.child_pool(child_argv(), child_env(config), None)  # its one process starts now
     assert pool is not None and pool.warm_idle() == 0  # still importing torch
@@ -590,7 +590,7 @@ def test_the_childs_warm_up_leaves_nothing_in_the_submissions_stderr() -> None:
 
 
 def test_a_large_outputs_arrival_is_a_step_of_the_timeline(monkeypatch: pytest.MonkeyPatch) -> None:
-    import judge.harness.judging as judging
+    import judge.harness.parent.judging as judging
 
     monkeypatch.setattr(judging, "LARGE_OUTPUT_BYTES", 1 << 20)  # the CPU shapes' 4 MiB output counts
     report = judge(ADD, mode="benchmark")
@@ -606,7 +606,7 @@ SAMPLING = JudgeConfig(device="cpu", limit_cap_seconds=60, precheck_sample_bytes
 def test_a_shapes_first_check_reads_a_sample_of_a_large_output_and_its_final_check_all_of_it(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import judge.harness.judging as judging
+    import judge.harness.parent.judging as judging
 
     monkeypatch.setattr(judging, "LARGE_OUTPUT_BYTES", 1 << 10)  # every arrival is a timeline step
     report = judge(ADD, mode="benchmark", config=SAMPLING)
@@ -656,7 +656,7 @@ def test_a_wrong_answer_outside_the_sample_is_caught_by_the_final_whole_check() 
 
 
 def test_gpu_memory_beyond_the_problems_limit_is_a_memory_limit_verdict_naming_both_sizes() -> None:
-    from judge.harness.child_job import gpu_memory_over
+    from judge.harness.child.job import gpu_memory_over
 
     assert gpu_memory_over(40 << 30, 40 << 30, "testing case 'n1'") is None
     assert gpu_memory_over(5 << 30, None, "testing case 'n1'") is None
@@ -668,8 +668,8 @@ def test_gpu_memory_beyond_the_problems_limit_is_a_memory_limit_verdict_naming_b
 def test_the_child_is_told_the_problems_gpu_memory_limit() -> None:
     import time
 
-    from judge.harness.config import JudgeConfig
-    from judge.harness.judging import Judging
+    from judge.harness.parent.config import JudgeConfig
+    from judge.harness.parent.judging import Judging
     from judge.protocol import JudgeJob
     from judge.spec import load
 

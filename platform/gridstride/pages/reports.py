@@ -186,7 +186,7 @@ def _bandwidth(ceilings: dict[str, Any]) -> float | None:
     return max(found) if found else None
 
 
-# Keys of Report.ceilings for each compute roof a problem can name (judge/harness/ceilings.py).
+# Keys of Report.ceilings for each compute roof a problem can name (judge/harness/parent/ceilings.py).
 _PEAK_KEYS = {"fp32": ("fp32_tflops",), "bf16_tensor": ("bf16_tflops", "bf16_tensor_tflops")}
 
 

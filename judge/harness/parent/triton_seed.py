@@ -4,8 +4,8 @@ Each sandboxed child begins with an empty private Triton cache, so its warm-up b
 helpers with gcc (cuda_utils and one launcher per kernel signature) and compiled the judge's
 warm-up and launch-cover kernels: 1.1-1.2 s of its ~7.5 s start-up on the H200, paid again by
 every job that arrives right behind another. The worker builds those files once, in a trusted
-process of its own that runs nothing but the judge's code (`python -m judge.harness.triton_seed
-DIR`), and each child copies them into its private cache before its warm-up (warmup.py). The
+process of its own that runs nothing but the judge's code (`python -m judge.harness.parent.triton_seed
+DIR`), and each child copies them into its private cache before its warm-up (child/triton_cache.py). The
 child sees the seed read-only; what it writes stays in its own cache, so no submission can put
 anything into another child's Triton cache.
 """
@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import hashlib
 import importlib.metadata
-import json
 import logging
 import os
 import platform
@@ -26,7 +25,6 @@ from pathlib import Path
 
 log = logging.getLogger("judge.harness")
 
-SEED_ENV = "GRIDSTRIDE_TRITON_SEED"
 BUILD_SECONDS = 300
 MAX_SEED_BYTES = 32 << 20
 _KERNEL_FILES = ("cover_kernel.py", "warmup_kernel.py", "warmup.py")
@@ -34,7 +32,7 @@ _KERNEL_FILES = ("cover_kernel.py", "warmup_kernel.py", "warmup.py")
 
 def seed_key(gpu_name: str) -> str:
     """Everything the seed's cache keys depend on: versions, the GPU, the judge's kernels."""
-    here = Path(__file__).resolve().parent
+    here = Path(__file__).resolve().parent.parent / "child"  # the kernels live with the child's warm-up
     parts = [
         platform.python_version(),
         importlib.metadata.version("triton"),
@@ -51,7 +49,7 @@ def ensure_seed(root: Path, gpu: int, env: dict[str, str]) -> Path | None:
     env: the child's environment additions, so the build compiles with the same settings."""
     import torch
 
-    from judge.harness.launch import subprocess_env  # here: children import this module too (copy_seed)
+    from judge.harness.parent.launch import subprocess_env  # here: it is the parent's, and heavy
 
     target = root / seed_key(torch.cuda.get_device_name(0))
     if (target / "done").is_file():
@@ -63,7 +61,7 @@ def ensure_seed(root: Path, gpu: int, env: dict[str, str]) -> Path | None:
     child_env = {**subprocess_env(env, str(building), gpu), "TRITON_CACHE_DIR": str(building / "cache")}
     try:
         out = subprocess.run(
-            [sys.executable, "-m", "judge.harness.triton_seed", str(building / "cache")],
+            [sys.executable, "-m", "judge.harness.parent.triton_seed", str(building / "cache")],
             env=child_env,
             capture_output=True,
             text=True,
@@ -95,31 +93,12 @@ def ensure_seed(root: Path, gpu: int, env: dict[str, str]) -> Path | None:
         shutil.rmtree(building, ignore_errors=True)
 
 
-def copy_seed(seed: str, cache_dir: str) -> int:
-    """Copy the seed's cache into a child's private cache; returns the number of files.
-
-    Triton's group files ("__grp__*.json") name their members by absolute path, here the build
-    directory's: they are rewritten to the copies (Triton's layout is CACHE/<key>/<file>), or
-    Triton would find the group empty and compile again."""
-    source = Path(seed) / "cache"
-    shutil.copytree(source, cache_dir, dirs_exist_ok=True)
-    for path in Path(cache_dir).glob("*/__grp__*"):
-        group = json.loads(path.read_text(encoding="utf-8"))
-        members = group.get("child_paths") or {}
-        group["child_paths"] = {
-            name: os.path.join(cache_dir, Path(member).parent.name, Path(member).name)
-            for name, member in members.items()
-        }
-        path.write_text(json.dumps(group), encoding="utf-8")
-    return sum(1 for p in source.rglob("*") if p.is_file())
-
-
 def _build(cache_dir: str) -> None:
     """Run in the building process: compile and launch the judge's own kernels as a warm child
     does, so every file Triton caches for them lands in TRITON_CACHE_DIR."""
     import torch
 
-    from judge.harness.warmup import _first_triton_kernel
+    from judge.harness.child.warmup import _first_triton_kernel
 
     assert os.environ.get("TRITON_CACHE_DIR") == cache_dir
     torch.cuda.init()
@@ -129,7 +108,7 @@ def _build(cache_dir: str) -> None:
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     if len(args) != 1:
-        print("usage: python -m judge.harness.triton_seed CACHE_DIR", file=sys.stderr)
+        print("usage: python -m judge.harness.parent.triton_seed CACHE_DIR", file=sys.stderr)
         return 2
     _build(args[0])
     return 0

@@ -29,7 +29,7 @@ from typing import Any
 
 import torch
 
-from judge.harness.stats import ci_converged
+from judge.harness.common.stats import ci_converged
 
 
 @dataclass
@@ -151,7 +151,7 @@ class LaunchCover:
         self.kind = kind
         self.cycles_per_us = 0.0
         if kind == "fill":
-            from judge.harness.cover_kernel import device_cover_geometry, spin
+            from judge.harness.child.cover_kernel import device_cover_geometry, spin
 
             self.spin = spin
             blocks, self.num_warps = device_cover_geometry()

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from judge.harness.timing import TimingPolicy
+from judge.harness.child.timing import TimingPolicy
 from judge.spec import REPO_ROOT
 
 log = logging.getLogger("judge.harness")
@@ -146,7 +146,7 @@ class JudgeConfig:
             return {}
         with self._lock:
             if self.ceilings is None:
-                from judge.harness.ceilings import measure_or_load
+                from judge.harness.parent.ceilings import measure_or_load
 
                 self.ceilings = measure_or_load(self.ceilings_cache)
             return dict(self.ceilings)
@@ -158,8 +158,8 @@ class JudgeConfig:
             return None
         with self._lock:
             if self.triton_seed is None:
-                from judge.harness.judging import child_env
-                from judge.harness.triton_seed import ensure_seed
+                from judge.harness.parent.judging import child_env
+                from judge.harness.parent.triton_seed import ensure_seed
 
                 built = ensure_seed(var_dir() / "judge" / "triton-seed", self.gpu_index or 0, child_env(self))
                 self.triton_seed = built or False
@@ -177,7 +177,7 @@ class JudgeConfig:
         readable = self.child_readable()  # before the lock: building the seed takes it too
         with self._lock:
             if self.pool is None:
-                from judge.harness import launch
+                from judge.harness.parent import launch
 
                 # The pool's wall limit only bounds a lost process; each job's own deadline is
                 # enforced by the parent.
@@ -196,7 +196,7 @@ class JudgeConfig:
     def prepare(self) -> None:
         """Do now what the first job would otherwise wait for: measure the machine ceilings and
         start the warm pool (a worker calls this once at start-up)."""
-        from judge.harness.judging import child_argv, child_env
+        from judge.harness.parent.judging import child_argv, child_env
 
         try:
             self.get_ceilings()

@@ -22,8 +22,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from judge.harness import launch
-from judge.harness.errors import scrub_paths, trim
+from judge.harness.common.errors import scrub_paths, trim
+from judge.harness.parent import launch
 
 FLAGS = ["-shared", "-Xcompiler", "-fPIC", "-O3"]
 MAX_LIBRARY_BYTES = 64 << 20

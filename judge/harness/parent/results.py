@@ -9,7 +9,7 @@ from dataclasses import asdict
 from typing import Any
 
 from judge import spec as specmod
-from judge.harness.stats import summarize
+from judge.harness.common.stats import summarize
 from judge.protocol import CaseResult, Mismatch, Report, ShapeTiming
 
 

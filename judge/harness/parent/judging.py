@@ -26,12 +26,14 @@ from pathlib import Path
 from typing import Any
 
 from judge import spec as specmod
-from judge.harness import framing, launch, nvml, results, source_checks
-from judge.harness.config import JudgeConfig, default_config
-from judge.harness.errors import trim
-from judge.harness.seeds import bench_case_key, derive_seed, fresh_key_name, fresh_seed, test_case_key
-from judge.harness.stats import geometric_mean, summarize
-from judge.harness.triton_seed import SEED_ENV
+from judge.harness import source_checks
+from judge.harness.child.triton_cache import SEED_ENV
+from judge.harness.common import framing
+from judge.harness.common.errors import trim
+from judge.harness.common.seeds import bench_case_key, derive_seed, fresh_key_name, fresh_seed, test_case_key
+from judge.harness.common.stats import geometric_mean, summarize
+from judge.harness.parent import launch, nvml, results
+from judge.harness.parent.config import JudgeConfig, default_config
 from judge.protocol import (
     MAX_SOURCE_BYTES,
     CaseResult,
@@ -328,7 +330,7 @@ class Judging:
     # -- CUDA compilation ---------------------------------------------------------------------
 
     def compile(self) -> Path | None:
-        from judge.harness import compile as cc
+        from judge.harness.parent import compile as cc
 
         assert self.spec is not None
         self.progress("compiling", 0, 1, "nvcc")
@@ -760,7 +762,7 @@ class Judging:
     def expected_for(self, seed: int, sizes: dict[str, int]) -> Expected:
         assert self.spec is not None
         module = reference_module(self.spec)
-        from judge.harness.tensors import checksum
+        from judge.harness.common.tensors import checksum
 
         inputs = module.generate_inputs(seed=seed, device=self.config.device, **sizes)
         checksums = [checksum(inputs[t.name]) for t in self.spec.inputs]
@@ -770,7 +772,7 @@ class Judging:
 
     def on_checked(self, header: dict[str, Any]) -> None:
         assert self.spec is not None
-        from judge.harness.tensors import DTYPES, compare_within, from_bytes, nbytes, sample_positions
+        from judge.harness.common.tensors import DTYPES, compare_within, from_bytes, nbytes, sample_positions
 
         spec = self.spec
         kind, index, set_index = self.where(header)
@@ -963,7 +965,7 @@ class Judging:
 
     def note_power(self, shape: ShapeState) -> None:
         """Mean power and time spent power- or heat-capped from before the shape's warm-up to
-        its last timed call (judge/harness/nvml.py); read outside the timed calls."""
+        its last timed call (judge/harness/parent/nvml.py); read outside the timed calls."""
         if shape.power_before is None:
             return
         after = nvml.read(self.config.gpu_index or 0)
@@ -976,7 +978,7 @@ class Judging:
         (nvidia-smi takes driver locks and a CPU while the child's launches need both)."""
         if self.config.device != "cuda" or not any(s.times for s in self.shapes):
             return
-        from judge.harness.sysinfo import clocks
+        from judge.harness.parent.sysinfo import clocks
 
         found = clocks(self.config.gpu_index)
         if found:
@@ -1047,7 +1049,7 @@ class Judging:
     # -- profile mode -------------------------------------------------------------------------
 
     def profile(self, library: Path | None) -> None:
-        from judge.harness import ncu
+        from judge.harness.parent import ncu
 
         report = self.report
         if self.config.device != "cuda":
@@ -1139,8 +1141,8 @@ def _sizes_text(sizes: dict[str, int]) -> str:
 
 def _time_baseline(module: Any, baseline: Callable[..., Any], case: specmod.Case, config: JudgeConfig) -> float:
     """Median time of baseline(**inputs, **sizes) on this device, with the submissions' method."""
-    from judge.harness.stats import summarize as summarize_
-    from judge.harness.timing import L2Flusher, TimingPolicy, time_calls
+    from judge.harness.child.timing import L2Flusher, TimingPolicy, time_calls
+    from judge.harness.common.stats import summarize as summarize_
 
     device = config.device
     sets = [
@@ -1166,7 +1168,7 @@ def _time_baseline(module: Any, baseline: Callable[..., Any], case: specmod.Case
 
 
 def _static_system(config: JudgeConfig) -> dict[str, Any]:
-    from judge.harness.sysinfo import static_info
+    from judge.harness.parent.sysinfo import static_info
 
     info = static_info(config.device, config.gpu_index)
     info["sandbox"] = launch.backend()

@@ -44,13 +44,13 @@ from typing import Any, BinaryIO
 
 import torch
 
-from judge.harness import framing
-from judge.harness.errors import scrub_paths, syntax_error_message, trim, user_traceback
-from judge.harness.guard import Guard
-from judge.harness.seeds import fresh_seed
-from judge.harness.tensors import DTYPES, InputSample, checksum, poison_, sample_positions, to_bytes
-from judge.harness.timing import L2Flusher, TimingPolicy, time_calls
-from judge.harness.warmup import warm_up
+from judge.harness.child.guard import Guard
+from judge.harness.child.timing import L2Flusher, TimingPolicy, time_calls
+from judge.harness.child.warmup import warm_up
+from judge.harness.common import framing
+from judge.harness.common.errors import scrub_paths, syntax_error_message, trim, user_traceback
+from judge.harness.common.seeds import fresh_seed
+from judge.harness.common.tensors import DTYPES, InputSample, checksum, poison_, sample_positions, to_bytes
 
 MAX_LIBRARY_BYTES = 64 << 20
 

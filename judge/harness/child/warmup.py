@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterator
 
 import torch
 
-from judge.harness.triton_seed import SEED_ENV, copy_seed
+from judge.harness.child.triton_cache import SEED_ENV, copy_seed
 
 
 def warm_up(device: str) -> dict[str, float]:
@@ -77,8 +77,8 @@ def _import_triton() -> None:
 
 
 def _first_triton_kernel() -> None:
-    from judge.harness.cover_kernel import device_cover_geometry, spin
-    from judge.harness.warmup_kernel import fill
+    from judge.harness.child.cover_kernel import device_cover_geometry, spin
+    from judge.harness.child.warmup_kernel import fill
 
     x = torch.empty(1024, device="cuda")
     fill[(1,)](x, 1024, 1.0, BLOCK=1024)
