@@ -65,4 +65,10 @@ beat_schedule = {
         # A sweep that waited longer than one interval is superseded by the next one.
         "options": {"queue": "web", "expires": float(settings.JUDGE_SWEEP_INTERVAL_S)},
     },
+    # Starts and resumes the final re-run of ended contests (idempotent: docs/contests.md).
+    "contest-final-runs": {
+        "task": "gridstride.contest_final_runs",
+        "schedule": float(settings.JUDGE_SWEEP_INTERVAL_S),
+        "options": {"queue": "web", "expires": float(settings.JUDGE_SWEEP_INTERVAL_S)},
+    },
 }

@@ -8,6 +8,7 @@ urlpatterns = [
     path("api/", api.urls),
     path("submissions/", include("gridstride.submissions.urls")),
     path("leaderboards/", include("gridstride.leaderboards.urls")),
+    path("contests/", include("gridstride.contests.urls")),
     path("", include("gridstride.accounts.urls")),
     path("", include("gridstride.pages.urls")),
     path("", include("gridstride.catalog.urls")),

@@ -11,7 +11,7 @@ from django.db.models import F
 from gridstride.catalog.models import Problem, ProblemVersion
 from gridstride.leaderboards.models import ALL_LANGUAGES, BestRun
 from gridstride.leaderboards.scoring import score_interval, speedup_of
-from gridstride.submissions.models import Mode, Status, Submission, Verdict
+from gridstride.submissions.models import Context, Mode, Status, Submission, Verdict
 
 log = logging.getLogger(__name__)
 CPU_MODEL = "cpu"
@@ -21,6 +21,8 @@ def _candidates(problem_id: int, ranking_hash: str, gpu_model: str) -> Any:
     """Runs that may stand on a board: accepted full judgings of a version with this ranking."""
     qs = Submission.objects.filter(
         problem_id=problem_id,
+        # Assessment and contest runs stand on their own boards, never on the public one.
+        context=Context.PRACTICE,
         gpu_model=gpu_model,
         status=Status.DONE,
         verdict=Verdict.ACCEPTED,

@@ -11,9 +11,10 @@ Every function here runs a fixed number of queries whatever the board's size (te
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, Protocol
 from uuid import UUID
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
@@ -24,7 +25,7 @@ from django.utils import timezone
 from gridstride.catalog.models import Problem, ProblemVersion
 from gridstride.leaderboards.models import ALL_LANGUAGES, BestRun
 from gridstride.leaderboards.scoring import geomean, score_interval, speedup_of
-from gridstride.submissions.models import Mode, Status, Submission, Verdict
+from gridstride.submissions.models import Context, Mode, Status, Submission, Verdict
 
 __all__ = ["geomean", "score_interval", "speedup_of"]
 
@@ -97,6 +98,7 @@ def accepted_runs(
     ranked = gpu_model != CPU_MODEL
     qs = Submission.objects.filter(
         problem=problem,
+        context=Context.PRACTICE,
         gpu_model=gpu_model,
         status=Status.DONE,
         verdict=Verdict.ACCEPTED,
@@ -144,9 +146,20 @@ def _entry(row: dict[str, Any], rank: int, viewer_id: int | None) -> Entry:
     )
 
 
-def assign_ranks(entries: list[Entry], first_rank: int = 1) -> None:
-    """Competition ranks; an entry whose interval overlaps its group leader's shares its rank."""
-    leader: Entry | None = None
+class Rankable(Protocol):
+    """What assign_ranks reads and writes (board entries here, contest standings elsewhere)."""
+
+    rank: int
+    tied: bool
+    score_low_us: float | None
+    score_high_us: float | None
+
+
+def assign_ranks(entries: Sequence[Rankable], first_rank: int = 1) -> None:
+    """Competition ranks; an entry whose interval overlaps its group leader's shares its rank.
+
+    `entries` are in board order (lower score first); the interval is in the score's units."""
+    leader: Rankable | None = None
     for i, e in enumerate(entries):
         overlaps = (
             leader is not None

@@ -67,8 +67,13 @@ def create_submission(
     context: str = Context.PRACTICE,
     gpu_model: str | None = None,
     context_key: str = "",
+    priority: int | None = None,
+    rate_limited: bool = True,
 ) -> Submission:
-    """Store a submission and queue its judging. Raises SubmissionRefused with a clear message."""
+    """Store a submission and queue its judging. Raises SubmissionRefused with a clear message.
+
+    `priority` overrides the context's (a contest's final re-run queues as a rejudge);
+    `rate_limited=False` is for submissions the site itself makes on a user's behalf."""
     if isinstance(problem, str):
         found = Problem.objects.filter(slug=problem).first()
         if found is None:
@@ -107,7 +112,8 @@ def create_submission(
         # Lock the user's row so two requests at once cannot both pass the rate limit (PostgreSQL;
         # SQLite serialises writers anyway).
         get_user_model().objects.select_for_update().filter(pk=owner.pk).first()
-        _check_rate_limit(owner, now)
+        if rate_limited:
+            _check_rate_limit(owner, now)
         submission = Submission.objects.create(
             owner=owner,
             problem=problem,
@@ -117,7 +123,7 @@ def create_submission(
             mode=mode,
             context=context,
             context_key=context_key,
-            priority=PRIORITY[context],
+            priority=PRIORITY[context] if priority is None else priority,
             gpu_model=gpu,
             queued_at=now,
         )
