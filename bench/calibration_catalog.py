@@ -46,7 +46,22 @@ def _tiled_transpose(x: torch.Tensor, tile: int) -> torch.Tensor:
     return y
 
 
+def _embedding_gather(inp: dict[str, torch.Tensor], sizes: dict[str, int]) -> tuple[Results, Results]:
+    table, idx = inp["table"].cpu(), inp["indices"].cpu().long()
+    other = {"bf16 row copy": table[idx], "bf16 via float32": table.float()[idx]}
+    lower = {
+        "rows through fp16 (info)": table[idx].half().float(),
+        "rows through e4m3": table[idx].float().to(torch.float8_e4m3fn).float(),
+    }
+    return other, lower
+
+
 # slug -> (variants, small sizes, large sizes)
 CATALOG_PLANS: dict[str, tuple[Variants, tuple[dict[str, int], ...], tuple[dict[str, int], ...]]] = {
     "transpose": (_transpose, ({"m": 257, "n": 263}, {"m": 1024, "n": 96}), ({"m": 4099, "n": 4093},)),
+    "embedding_gather": (
+        _embedding_gather,
+        ({"num_tokens": 1000, "vocab": 50_000, "dim": 64}, {"num_tokens": 64, "vocab": 32_000, "dim": 512}),
+        ({"num_tokens": 4099, "vocab": 100_003, "dim": 1031},),
+    ),
 }
