@@ -219,6 +219,9 @@ def interpreted_triton(monkeypatch: pytest.MonkeyPatch) -> None:
     # Read when a kernel is decorated (the solution's import), so setting it here is enough even
     # if triton was imported earlier in the session.
     monkeypatch.setenv("TRITON_INTERPRET", "1")
+    from judge.harness.child.triton_interpreter import install
+
+    install()  # as the judge's child does on a CPU host (process-wide, idempotent)
 
 
 @pytest.mark.usefixtures("interpreted_triton")

@@ -46,6 +46,7 @@ import torch
 
 from judge.harness.child.guard import Guard
 from judge.harness.child.timing import L2Flusher, TimingPolicy, time_calls
+from judge.harness.child.triton_interpreter import needs_gpu_in
 from judge.harness.child.warmup import warm_up
 from judge.harness.common import framing
 from judge.harness.common.errors import scrub_paths, syntax_error_message, trim, user_traceback
@@ -240,6 +241,9 @@ def classify(exc: BaseException, path: str, shown_as: str, stage: str) -> dict[s
     """Map an exception raised by the submission to a verdict and a user-facing message."""
     name = type(exc).__name__
     module = type(exc).__module__ or ""
+    needs_gpu = needs_gpu_in(exc)
+    if needs_gpu is not None:
+        return {"verdict": "rejected", "message": needs_gpu.message()}
     if isinstance(exc, torch.cuda.OutOfMemoryError | MemoryError) or "out of memory" in str(exc).lower():
         return {"verdict": "memory_limit", "message": f"out of memory while {stage}: {trim(str(exc), 2000)}"}
     text = user_traceback(exc, path, shown_as)
@@ -408,6 +412,11 @@ class Runner:
             raise RuntimeError(f"{language} cannot run on a CPU host")
         if language == "triton":
             import triton  # noqa: F401 - imported before the snapshot so its import is not a change
+
+            if self.device == "cpu":
+                from judge.harness.child.triton_interpreter import install
+
+                install()  # the interpreter computes as a GPU does (docs/judging.md, section 8)
         if language == "cupy":
             import cupy
 

@@ -49,7 +49,9 @@ log = logging.getLogger("judge.harness")
 
 ProgressFn = Callable[[Progress], None]
 KERNEL_LANGUAGES = ("triton", "cuda", "cupy")
-CHILD_ERROR_VERDICTS = ("compile_error", "runtime_error", "memory_limit", "internal_error")
+# rejected: a construct that needs a GPU on a CPU host (docs/judging.md, section 8); the child
+# could already end in rejected through a violation frame, so this grants it nothing new.
+CHILD_ERROR_VERDICTS = ("compile_error", "runtime_error", "memory_limit", "rejected", "internal_error")
 STARTUP_SECONDS = 180.0
 CPU_CUDA_MESSAGE = "CUDA C++ needs a GPU host; compiled OK, not run (this host has no GPU)"
 
