@@ -8,6 +8,10 @@ version it does not know instead of guessing. Field names are part of the public
 from __future__ import annotations
 
 import json
+import os
+import re
+import time
+import uuid
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any, TypeVar
 
@@ -34,6 +38,70 @@ class ProtocolError(ValueError):
     pass
 
 
+class SourceRefused(ProtocolError):
+    """The job is well formed but its source cannot be judged (too large, not text): the
+    submitter's fault, answered with a user-facing verdict, never internal_error."""
+
+    def __init__(self, message: str, job: JudgeJob | None = None) -> None:
+        super().__init__(message)
+        self.job = job
+
+
+# --- text that PostgreSQL must store (docs/security.md, "Text") -------------------------------
+# PostgreSQL's text and jsonb hold neither NUL nor a lone UTF-16 surrogate (a Python str holds
+# both: a program's output, JSON's "\ud800"). Text from programs and judges is made storable in
+# one pass, visibly: NUL becomes U+2400 (the symbol for NUL), each surrogate code point the six
+# characters of its escape ("\ud800"). Sources are refused instead (source_text_fault): what is
+# judged must be the text the user sent.
+
+NUL_SYMBOL = "\u2400"
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def storable_text(text: str) -> str:
+    """`text` with NUL and surrogates replaced visibly; linear in its length."""
+    if "\x00" in text:
+        text = text.replace("\x00", NUL_SYMBOL)
+    if not text.isascii():
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            text = _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    return text
+
+
+def storable(value: Any) -> Any:
+    """A JSON-like value (dicts, lists, strings, numbers) with every string storable_text'ed,
+    dictionary keys included."""
+    if isinstance(value, str):
+        return storable_text(value)
+    if isinstance(value, dict):
+        return {storable(k): storable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [storable(v) for v in value]
+    return value
+
+
+def source_text_fault(
+    source: str, what: str = "The source", rule: str = "a source file must be plain text"
+) -> str | None:
+    """Why `source` cannot be a source file (a NUL, a lone surrogate), with where; None if it can.
+    `what` names it in the message, `rule` ends it."""
+    where = source.find("\x00")
+    found = "a NUL character"
+    if not source.isascii():
+        try:
+            source.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            if where < 0 or exc.start < where:
+                where, found = exc.start, f"a lone surrogate \\u{ord(source[exc.start]):04x} (not Unicode text)"
+    if where < 0:
+        return None
+    line = source.count("\n", 0, where) + 1
+    column = where - (source.rfind("\n", 0, where) + 1) + 1
+    return f"{what} contains {found} at line {line}, column {column}; {rule}."
+
+
 def _build(cls: type[T], data: dict[str, Any]) -> T:
     """Construct a dataclass from a dict, ignoring unknown keys (forward compatible)."""
     known = {f.name for f in fields(cls)}  # type: ignore[arg-type]
@@ -57,21 +125,51 @@ class JudgeJob:
     version: int = PROTOCOL_VERSION
 
     def validate(self) -> None:
+        """ProtocolError for a job that is not well formed; SourceRefused (carrying the job) for
+        a well-formed one whose source cannot be judged."""
+        for name, kind in _JOB_TYPES.items():
+            value = getattr(self, name)
+            if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+                raise ProtocolError(f"the job's {name} is a {type(value).__name__}, not a {kind.__name__}")
         if self.version != PROTOCOL_VERSION:
             raise ProtocolError(f"unsupported job version {self.version}")
         if self.mode not in MODES:
             raise ProtocolError(f"unknown mode {self.mode!r}")
-        if len(self.source.encode()) > MAX_SOURCE_BYTES:
-            raise ProtocolError(f"source is larger than {MAX_SOURCE_BYTES} bytes")
+        fault = source_text_fault(self.source)
+        if fault:
+            raise SourceRefused(fault, self)
+        size = len(self.source.encode())
+        if size > MAX_SOURCE_BYTES:
+            raise SourceRefused(
+                f"The source is {size / 1024:.1f} KiB; the limit is {MAX_SOURCE_BYTES // 1024} KiB.", self
+            )
 
     def to_json(self) -> str:
         return json.dumps(asdict(self))
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> JudgeJob:
-        job = _build(cls, data)
+        if not isinstance(data, dict):
+            raise ProtocolError(f"the job is a {type(data).__name__}, not an object")
+        try:
+            job = _build(cls, data)
+        except TypeError as exc:  # a required field is missing
+            raise ProtocolError(f"the job is incomplete: {exc}") from None
         job.validate()
         return job
+
+
+_JOB_TYPES: dict[str, type] = {
+    "submission_id": str,
+    "attempt": int,
+    "problem": str,
+    "language": str,
+    "source": str,
+    "mode": str,
+    "seed": int,
+    "content_hash": str,
+    "version": int,
+}
 
 
 @dataclass
@@ -207,3 +305,54 @@ def _case(data: dict[str, Any]) -> CaseResult:
     case = _build(CaseResult, data)
     case.mismatches = [_build(Mismatch, m) for m in data.get("mismatches", [])]
     return case
+
+
+# --- broker messages that cannot be read (docs/pipeline.md, "Dead letters") ------------------
+# A message that is not JSON, or not the envelope kombu builds (a dict with `properties` holding
+# a `delivery_tag`, an optional string body), would stop a Celery worker's consumer for good.
+# The transports on both sides (platform/gridstride/submissions/transports.py, judge/transports.py)
+# move such a message into a dead-letter folder instead and go on; so does the judge for a job
+# it cannot read.
+
+
+def envelope_fault(payload: Any) -> str | None:
+    """What is wrong with a decoded broker message's envelope, or None if kombu can take it."""
+    if not isinstance(payload, dict):
+        return f"the message is a JSON {type(payload).__name__}, not an object"
+    properties = payload.get("properties")
+    if not isinstance(properties, dict):
+        return "the message has no properties object"
+    if "delivery_tag" not in properties:
+        return "the message's properties have no delivery_tag"
+    if not isinstance(properties.get("delivery_info", {}), dict):
+        return "the message's delivery_info is not an object"
+    if not isinstance(payload.get("body", ""), str):
+        return "the message's body is not a string"
+    if not isinstance(payload.get("headers", {}), dict):
+        return "the message's headers are not an object"
+    return None
+
+
+def undecodable_raw(exc: ValueError) -> str:
+    """The text (or bytes) a JSON or UTF-8 decoding error was raised on, as text."""
+    raw = getattr(exc, "doc", None)
+    if raw is None:
+        raw = getattr(exc, "object", None) or b""
+    return raw if isinstance(raw, str) else bytes(raw).decode("utf-8", errors="backslashreplace")
+
+
+def keep_dead_letter(folder: str | os.PathLike[str] | None, *, raw: Any, reason: str, queue: str = "") -> str:
+    """Write one dead letter (reason, queue, time, the message as received) as a JSON file of its
+    own in `folder`, atomically; returns its path ("" without a folder: then only the log has it)."""
+    if not folder:
+        return ""
+    os.makedirs(folder, exist_ok=True)
+    now = time.time()
+    name = f"{time.strftime('%Y%m%dT%H%M%S', time.gmtime(now))}-{uuid.uuid4().hex[:12]}.json"
+    record = {"received_at": now, "queue": queue, "reason": reason, "message": raw}
+    path = os.path.join(folder, name)
+    temporary = os.path.join(folder, f".{name}.part")
+    with open(temporary, "w", encoding="utf-8") as f:
+        json.dump(record, f, default=repr)
+    os.replace(temporary, path)
+    return path

@@ -36,11 +36,16 @@ from typing import Any
 from celery import Celery, signals
 from celery.exceptions import SoftTimeLimitExceeded
 from celery.worker.control import inspect_command
-from kombu.transport import filesystem
-from kombu.utils.encoding import str_to_bytes
-from kombu.utils.json import dumps
 
-from judge.protocol import PROTOCOL_VERSION, JudgeJob, Progress, ProtocolError, Report
+from judge.protocol import (
+    PROTOCOL_VERSION,
+    JudgeJob,
+    Progress,
+    ProtocolError,
+    Report,
+    SourceRefused,
+    keep_dead_letter,
+)
 
 log = logging.getLogger("judge.worker")
 
@@ -117,6 +122,11 @@ class Settings:
     def judge_dir(self) -> Path:
         return self.var_dir / "judge"
 
+    @property
+    def dead_letter_dir(self) -> Path:
+        """Messages and jobs that could not be read, one JSON file each (docs/pipeline.md)."""
+        return self.var_dir / "dead-letters"
+
 
 def transport_options(settings: Settings) -> dict[str, Any]:
     """Broker transport options, identical to the web side's for the same environment."""
@@ -131,9 +141,11 @@ def transport_options(settings: Settings) -> dict[str, Any]:
             "control_folder": str(d / "control"),
             "store_processed": False,
             "polling_interval": FILESYSTEM_POLL_S,
+            "dead_letter_folder": str(settings.dead_letter_dir),
         }
     return {
         "visibility_timeout": settings.visibility_timeout_s,
+        "dead_letter_folder": str(settings.dead_letter_dir),
         "priority_steps": PRIORITY_STEPS,
         "unacked_restore_interval": 10,
         "unacked_restore_throttle": 1,
@@ -142,30 +154,12 @@ def transport_options(settings: Settings) -> dict[str, Any]:
     }
 
 
-class _AtomicFilesystemChannel(filesystem.Channel):
-    """As platform/gridstride/submissions/fsbroker.py: write the message aside, then rename it in,
-    so a polling consumer never reads a half-written file (the stock transport lets it, and the
-    worker then stops on a JSONDecodeError)."""
-
-    def _put(self, queue: Any, payload: Any, **kwargs: Any) -> None:  # type: ignore[override]  # kombu names it twice
-        name = f"{round(time.monotonic() * 1000)}_{uuid.uuid4()}.{queue}.msg"
-        final = os.path.join(self.data_folder_out, name)
-        temporary = os.path.join(self.data_folder_out, f".{name}.part")
-        try:
-            with open(temporary, "wb") as f:
-                f.write(str_to_bytes(dumps(payload)))
-            os.replace(temporary, final)
-        except OSError as exc:
-            raise filesystem.ChannelError(f"Cannot add file {final!r} to directory") from exc
-
-
-class FilesystemTransport(filesystem.Transport):
-    Channel = _AtomicFilesystemChannel
-
-
 def celery_config(settings: Settings) -> dict[str, Any]:
+    """The transports of judge/transports.py: atomic filesystem writes, dead letters set aside."""
     if settings.broker_url.startswith("filesystem://"):
-        return {**_common_config(settings), "broker_transport": "judge.worker:FilesystemTransport"}
+        return {**_common_config(settings), "broker_transport": "judge.transports:FilesystemTransport"}
+    if settings.broker_url.startswith(("redis://", "rediss://")):
+        return {**_common_config(settings), "broker_transport": "judge.transports:RedisTransport"}
     return _common_config(settings)
 
 
@@ -374,23 +368,25 @@ class JobHandler:
         heartbeat_s: float,
         max_runs: int,
         config: Any = None,
+        dead_letters: Path | None = None,
     ) -> None:
         self.harness, self.sender, self.ledger, self.config = harness, sender, ledger, config
         self.worker, self.heartbeat_s, self.max_runs = worker, heartbeat_s, max_runs
+        self.dead_letters = dead_letters
 
-    def handle(self, data: dict[str, Any]) -> Report | None:
+    def handle(self, data: Any) -> Report | None:
         started = time.monotonic()
         try:
             job = JudgeJob.from_dict(data)
-        except (ProtocolError, TypeError) as exc:
-            log.error("job refused (%s): %.300r", exc, data)
-            if isinstance(data, dict) and "submission_id" in data and "attempt" in data:
-                bad = JudgeJob(str(data["submission_id"]), int(data["attempt"]), str(data.get("problem", "")), "", "")
-                report = internal_error(bad, f"The judge could not read this job: {exc}", started)
-                report.language, report.mode = str(data.get("language", "")), str(data.get("mode", "test"))
-                self.sender.report(report)
-                return report
-            return None
+        except SourceRefused as exc:
+            # Well formed, but its source cannot be judged (not text, too large): the user's verdict.
+            assert exc.job is not None
+            report = internal_error(exc.job, str(exc), started)
+            report.verdict = "rejected"
+            self.sender.report(report)
+            return report
+        except ProtocolError as exc:
+            return self.refuse(data, str(exc), started)
         self.sender.flush_outbox()
         runs = self.ledger.start(job)
         if runs > self.max_runs:
@@ -427,6 +423,24 @@ class JobHandler:
         self.ledger.finish(job)
         return report
 
+    def refuse(self, data: Any, why: str, started: float) -> Report | None:
+        """A job this judge cannot read: kept as a dead letter, and answered (internal_error, the
+        judge's side's fault) when it names a submission and attempt the site can fence on."""
+        path = keep_dead_letter(self.dead_letters, raw=data, reason=f"job refused: {why}", queue=JOB_TASK)
+        log.error("job refused (%s), kept in %s: %.300r", why, path or "(no folder)", data)
+        if not (isinstance(data, dict) and isinstance(data.get("submission_id"), str)):
+            return None
+        attempt = data.get("attempt")
+        if not isinstance(attempt, int) or isinstance(attempt, bool):
+            return None
+        bad = JudgeJob(data["submission_id"], attempt, str(data.get("problem", "")), "", "")
+        report = internal_error(
+            bad, f"The judge could not read this job ({why}); this is a fault on the judge's side.", started
+        )
+        report.language, report.mode = str(data.get("language", "")), str(data.get("mode", "test"))
+        self.sender.report(report)
+        return report
+
 
 _handler: JobHandler | None = None
 
@@ -443,13 +457,19 @@ def handler() -> JobHandler:
             heartbeat_s=SETTINGS.heartbeat_s,
             max_runs=SETTINGS.max_runs,
             config=harness_config(SETTINGS.harness),
+            dead_letters=SETTINGS.dead_letter_dir,
         )
     return _handler
 
 
 @app.task(name=JOB_TASK, acks_late=True, reject_on_worker_lost=True)
-def run_job(data: dict[str, Any]) -> str | None:
-    report = handler().handle(data)
+def run_job(*args: Any, **kwargs: Any) -> str | None:
+    # Any arguments are taken, so that a message with the wrong ones is set aside here, not
+    # failed by Celery with a TypeError and forgotten.
+    if len(args) != 1 or kwargs:
+        handler().refuse({"args": list(args), "kwargs": kwargs}, "the task takes exactly one job", time.monotonic())
+        return None
+    report = handler().handle(args[0])
     return report.verdict if report else None
 
 

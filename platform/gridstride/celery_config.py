@@ -32,8 +32,8 @@ PRIORITY_STEPS = [0, 3, 6, 9]
 FILESYSTEM_POLL_S = 0.02
 
 if broker_url.startswith("filesystem://"):
-    # The stock transport lets a consumer read a message before it is written (fsbroker.py).
-    broker_transport = "gridstride.submissions.fsbroker:Transport"
+    # The stock transport lets a consumer read a message before it is written (transports.py).
+    broker_transport = "gridstride.submissions.transports:FilesystemTransport"
     _dir = settings.BROKER_DIR
     for sub in ("queue", "processed", "control"):
         (_dir / sub).mkdir(parents=True, exist_ok=True)
@@ -44,10 +44,15 @@ if broker_url.startswith("filesystem://"):
         "control_folder": str(_dir / "control"),
         "store_processed": False,
         "polling_interval": FILESYSTEM_POLL_S,
+        "dead_letter_folder": str(settings.VAR_DIR / "dead-letters"),
     }
 else:
+    if broker_url.startswith(("redis://", "rediss://")):
+        # A message that is not JSON or not kombu's envelope is set aside, not fatal (transports.py).
+        broker_transport = "gridstride.submissions.transports:RedisTransport"
     broker_transport_options = {
         "visibility_timeout": settings.CELERY_VISIBILITY_TIMEOUT_S,
+        "dead_letter_folder": str(settings.VAR_DIR / "dead-letters"),
         "priority_steps": PRIORITY_STEPS,
         # Look for messages of dead consumers (unacked past the visibility timeout) every 10 s.
         "unacked_restore_interval": 10,

@@ -47,15 +47,16 @@ def judge_settings(broker_url: str, var_dir: Path, visibility: int = 3600) -> wo
 
 
 def test_site_and_judge_use_the_same_filesystem_broker_folders(tmp_path: Path) -> None:
-    web = web_options(CELERY_BROKER_URL="filesystem://", BROKER_DIR=tmp_path / "broker")
+    web = web_options(CELERY_BROKER_URL="filesystem://", BROKER_DIR=tmp_path / "broker", VAR_DIR=tmp_path)
     assert web == worker.transport_options(judge_settings("filesystem://", tmp_path))
     assert web["control_folder"] == str(tmp_path / "broker" / "control")
 
 
 def test_site_and_judge_use_the_same_redis_options(tmp_path: Path) -> None:
-    web = web_options(CELERY_BROKER_URL="redis://127.0.0.1:6379/0", CELERY_VISIBILITY_TIMEOUT_S=5000)
+    web = web_options(CELERY_BROKER_URL="redis://127.0.0.1:6379/0", CELERY_VISIBILITY_TIMEOUT_S=5000, VAR_DIR=tmp_path)
     assert web == worker.transport_options(judge_settings("redis://127.0.0.1:6379/0", tmp_path, 5000))
     assert web["priority_steps"] == [0, 3, 6, 9]
+    assert web["dead_letter_folder"] == str(tmp_path / "dead-letters")
 
 
 def test_both_sides_acknowledge_late_and_requeue_when_a_worker_dies() -> None:
@@ -187,15 +188,21 @@ def test_compose_site_and_judges_agree_on_the_visibility_timeout_and_job_limit(c
 def test_both_sides_use_the_atomic_filesystem_transport(tmp_path: Path) -> None:
     with override_settings(CELERY_BROKER_URL="filesystem://", BROKER_DIR=tmp_path / "broker"):
         try:
-            assert importlib.reload(celery_config).broker_transport == "gridstride.submissions.fsbroker:Transport"
+            assert (
+                importlib.reload(celery_config).broker_transport
+                == "gridstride.submissions.transports:FilesystemTransport"
+            )
         finally:
             importlib.reload(celery_config)
     conf = worker.celery_config(judge_settings("filesystem://", tmp_path))
-    assert conf["broker_transport"] == "judge.worker:FilesystemTransport"
-    assert "broker_transport" not in worker.celery_config(judge_settings("redis://x:6379/0", tmp_path))
+    assert conf["broker_transport"] == "judge.transports:FilesystemTransport"
+    redis_conf = worker.celery_config(judge_settings("redis://x:6379/0", tmp_path))
+    assert redis_conf["broker_transport"] == "judge.transports:RedisTransport"
 
 
-@pytest.mark.parametrize("transport", ["gridstride.submissions.fsbroker:Transport", "judge.worker:FilesystemTransport"])
+@pytest.mark.parametrize(
+    "transport", ["gridstride.submissions.transports:FilesystemTransport", "judge.transports:FilesystemTransport"]
+)
 def test_a_consumer_polling_while_messages_are_written_never_reads_half_a_message(
     tmp_path: Path, transport: str
 ) -> None:

@@ -241,7 +241,7 @@ def fs_stack(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, settings: Any) -> 
         (broker_dir / sub).mkdir(parents=True, exist_ok=True)
     monkeypatch.setenv("CELERY_BROKER_URL", "filesystem://")
     app = Celery("pipeline-test-client", broker="filesystem://")
-    app.conf.broker_transport = "gridstride.submissions.fsbroker:Transport"
+    app.conf.broker_transport = "gridstride.submissions.transports:FilesystemTransport"
     app.conf.broker_transport_options = {
         "data_folder_in": str(broker_dir / "queue"),
         "data_folder_out": str(broker_dir / "queue"),

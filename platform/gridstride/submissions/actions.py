@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import re
+import uuid
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -33,7 +34,7 @@ from gridstride.submissions.models import (
     Verdict,
 )
 from gridstride.submissions.signals import submission_judged
-from judge.protocol import JudgeJob, Progress, Report
+from judge.protocol import JudgeJob, Progress, Report, source_text_fault, storable, storable_text
 
 log = logging.getLogger(__name__)
 
@@ -94,6 +95,9 @@ def create_submission(
             + ", ".join(Language(x).label for x in problem.languages if x in Language.values)
             + "."
         )
+    fault = source_text_fault(source)
+    if fault:
+        raise SubmissionRefused(fault)
     size = len(source.encode("utf-8"))
     if size > settings.MAX_SOURCE_BYTES:
         raise SubmissionRefused(
@@ -242,7 +246,7 @@ def _apply_progress(progress: Progress, status: Status, now: datetime, run_id: s
             "stage": progress.stage,
             "done": progress.done,
             "total": progress.total,
-            "detail": progress.detail[:500],
+            "detail": storable_text(progress.detail[:500]),
             "elapsed_s": progress.elapsed_s,
         },
         progress_seq=seq,
@@ -253,9 +257,13 @@ def _apply_progress(progress: Progress, status: Status, now: datetime, run_id: s
 
 def record_report(report: Report) -> bool:
     """Record a judge's final report once. False (and logged) for unknown, stale or final ones."""
-    submission = Submission.objects.filter(public_id=report.submission_id).first()
+    try:
+        public_id = uuid.UUID(str(report.submission_id))
+    except ValueError:
+        public_id = None
+    submission = Submission.objects.filter(public_id=public_id).first() if public_id else None
     if submission is None:
-        log.warning("report for unknown submission %s ignored", report.submission_id)
+        log.warning("report for unknown submission %s ignored", str(report.submission_id)[:80])
         return False
     verdict = report.verdict if report.verdict in Verdict.values else Verdict.INTERNAL_ERROR
     ranked = bool(
@@ -265,6 +273,10 @@ def record_report(report: Report) -> bool:
         and submission.gpu_model != "cpu"
         and report.score_us is not None
     )
+    # Programs' output and judges' messages may hold NUL or surrogates, which PostgreSQL refuses:
+    # stored visibly replaced (judge/protocol.py, storable), so no report is lost to its content.
+    data = storable(report.to_dict())
+    message = str(data["message"])
     now = timezone.now()
     with transaction.atomic():
         written = (
@@ -273,12 +285,12 @@ def record_report(report: Report) -> bool:
             .update(
                 status=Status.DONE,
                 verdict=verdict,
-                message=report.message[:4000],
+                message=message[:4000],
                 ranked=ranked,
                 # Unranked (CPU, Run) times are still shown to their author.
                 score_us=report.score_us if verdict == Verdict.ACCEPTED else None,
                 sol_pct=report.sol_pct if verdict == Verdict.ACCEPTED else None,
-                report=report.to_dict(),
+                report=data,
                 progress={"stage": "done", "done": 1, "total": 1, "detail": "", "elapsed_s": report.elapsed_s},
                 lease_expires_at=None,
                 finished_at=now,
@@ -291,9 +303,11 @@ def record_report(report: Report) -> bool:
             else:
                 why = "already final"
             log.info("report for %s attempt %s ignored: %s", report.submission_id, report.attempt, why)
-            _event(submission, EventKind.IGNORED, f"attempt {report.attempt} ({report.verdict}): {why}", report.attempt)
+            _event(
+                submission, EventKind.IGNORED, f"attempt {report.attempt} ({data['verdict']}): {why}", report.attempt
+            )
             return False
-        _event(submission, EventKind.RECORDED, f"{verdict} {report.message[:200]}".strip(), report.attempt)
+        _event(submission, EventKind.RECORDED, f"{verdict} {message[:200]}".strip(), report.attempt)
         pk = submission.pk
         transaction.on_commit(lambda: _announce(pk))
     return True
