@@ -56,9 +56,27 @@ def _embedding_gather(inp: dict[str, torch.Tensor], sizes: dict[str, int]) -> tu
     return other, lower
 
 
+def _histogram(inp: dict[str, torch.Tensor], sizes: dict[str, int]) -> tuple[Results, Results]:
+    data = inp["data"].cpu().long()
+    bins = sizes["num_bins"]
+    exact = torch.bincount(data, minlength=bins)
+    partials = sum(torch.bincount(part, minlength=bins) for part in data.chunk(8))
+    other = {"int64 bincount": exact.int(), "8 partial histograms summed": partials.int()}
+    lower = {
+        "int16 counters (wrap past 32767)": exact.to(torch.int16).int(),
+        "float32 counters, exact below 2^24 (info)": exact.float(),
+    }
+    return other, lower
+
+
 # slug -> (variants, small sizes, large sizes)
 CATALOG_PLANS: dict[str, tuple[Variants, tuple[dict[str, int], ...], tuple[dict[str, int], ...]]] = {
     "transpose": (_transpose, ({"m": 257, "n": 263}, {"m": 1024, "n": 96}), ({"m": 4099, "n": 4093},)),
+    "histogram": (
+        _histogram,
+        ({"n": 1 << 22, "num_bins": 256}, {"n": (1 << 23) + 7, "num_bins": 4096}),
+        ({"n": 1 << 26, "num_bins": 64},),
+    ),
     "embedding_gather": (
         _embedding_gather,
         ({"num_tokens": 1000, "vocab": 50_000, "dim": 64}, {"num_tokens": 64, "vocab": 32_000, "dim": 512}),

@@ -11,7 +11,6 @@ import hashlib
 import importlib.util
 import io
 import json
-import math
 import re
 import shutil
 import subprocess
@@ -28,7 +27,7 @@ import pytest
 import torch
 
 from judge import spec
-from judge.harness.common.tensors import tolerance_ratio
+from judge.harness.common.tensors import poison_value, tolerance_ratio
 from judge.harness.parent import compile as compile_flags
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -235,7 +234,7 @@ def test_accepted_python_solution_matches_the_reference_on_every_cpu_case(slug: 
         kept = {name: t.clone() for name, t in inputs.items()}
         expected = ref.reference(**inputs, **case.sizes)
         outputs = {
-            t.name: torch.full(t.concrete_shape(case.sizes), math.nan, dtype=getattr(torch, t.dtype))
+            t.name: torch.full(t.concrete_shape(case.sizes), poison_value(t.dtype), dtype=getattr(torch, t.dtype))
             for t in problem.outputs
         }
         args = [inputs[t.name] for t in problem.inputs] + [outputs[t.name] for t in problem.outputs]

@@ -1,0 +1,7 @@
+"""Rejected: a Triton submission that lets torch.bincount count (forbidden in the source)."""
+
+import torch
+
+
+def solve(data: torch.Tensor, counts: torch.Tensor, n: int, num_bins: int) -> None:
+    counts.copy_(torch.bincount(data, minlength=num_bins))
