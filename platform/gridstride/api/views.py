@@ -29,6 +29,7 @@ api = NinjaAPI(
     urls_namespace="api",
 )
 token_auth = TokenAuth()
+api.add_router("/contests", "gridstride.contests.api.router")
 
 
 def _problem_out(p: Problem) -> dict[str, Any]:
