@@ -154,3 +154,26 @@ def test_contest_runs_stay_off_the_practice_leaderboards(
     send(contest, alice, vector_add, 10.0)
     assert not BestRun.objects.filter(problem=vector_add).exists()
     assert build_board(vector_add, "h200").entries == []
+
+
+def test_a_participant_sees_the_queue_position_of_their_own_waiting_jobs(
+    clock: Clock, fake_broker: FakeBroker, vector_add: Problem
+) -> None:
+    contest = make_contest(make_user(), [vector_add], team_size=2)
+    captain, mate, other = make_user("cap"), make_user("mate"), make_user("other")
+    team = actions.register(contest, captain, team_name="<script>alert(1)</script>")
+    actions.join_team(contest, mate, team.join_code)
+    actions.register(contest, other, team_name="others")
+    clock.set(START + timedelta(minutes=1))
+    for user in (other, other, captain):  # two of another team's jobs queue ahead of ours
+        actions.submit(
+            contest, user, problem=vector_add, language="pytorch", source=SOURCE, mode="submit", gpu_model="h200"
+        )
+    html = client_for(mate).get(reverse("contests:detail", args=[contest.slug])).content.decode()
+    jobs = html.split('data-testid="my-jobs"')[1].split("</table>")[0]
+    assert jobs.count("<tr>") == 2 and '<td class="num">3</td>' in jobs  # header row + our one job, third in line
+    assert "<script>alert(1)</script>" not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    assert (
+        'data-testid="my-jobs"'
+        not in client_for(make_user("visitor")).get(reverse("contests:detail", args=[contest.slug])).content.decode()
+    )

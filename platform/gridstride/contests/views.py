@@ -446,7 +446,8 @@ def mine(request: HttpRequest, slug: str) -> HttpResponse:
     if participant is None:
         raise Http404("You did not take part in this contest")
     if request.method == "POST":
-        final_run = get_object_or_404(FinalRun, participant=participant, pk=request.POST.get("final_run", 0))
+        raw = request.POST.get("final_run", "")
+        final_run = get_object_or_404(FinalRun, participant=participant, pk=int(raw) if raw.isdigit() else 0)
         try:
             actions.answer_review(final_run, request.user, request.POST.get("answer", ""))
             messages.success(request, "Your answer is with the organizers.")
