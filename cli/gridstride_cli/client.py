@@ -57,4 +57,8 @@ def _detail(exc: urllib.error.HTTPError) -> str:
         detail = "; ".join(f"{'.'.join(str(p) for p in d.get('loc', [])[1:])}: {d.get('msg')}" for d in detail)
     if exc.code == 401:
         return "the server refused the token (missing, wrong or revoked): run `gridstride login --token ...`"
+    if exc.code >= 500:
+        return f"the server failed (HTTP {exc.code}); try again, or tell the site's operators"
+    if not detail and exc.code == 404:
+        return "not found on this server (is --server the Gridstride site?)"
     return str(detail or f"HTTP {exc.code} {exc.reason}")

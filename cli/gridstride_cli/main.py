@@ -123,7 +123,10 @@ def cmd_submit(args: argparse.Namespace, out: TextIO) -> int:
 
 def cmd_status(args: argparse.Namespace, out: TextIO) -> int:
     client = _client(args)
-    status = follow(client, args.id, out) if args.wait else client.get(f"/submissions/{args.id}")
+    # The site resolves a unique prefix of one of your ids; follow the full id it answers with.
+    status = client.get(f"/submissions/{args.id}")
+    if args.wait and not status.get("final"):
+        status = follow(client, status["id"], out)
     if status.get("final"):
         render.report(status, client.server, out)
         return 0 if status.get("verdict") == "accepted" else 1
@@ -143,32 +146,41 @@ def cmd_leaderboard(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
+SERVER_HELP = "site URL (default: the one saved at login, else http://127.0.0.1:8000)"
+
+
 def parser() -> argparse.ArgumentParser:
+    # Global options are accepted before or after the command (`gridstride submit F --server URL`):
+    # every subcommand shares them. SUPPRESS keeps an unset one from hiding the value given
+    # before the command.
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--server", default=argparse.SUPPRESS, help=SERVER_HELP)
     p = argparse.ArgumentParser(prog="gridstride", description="Submit GPU kernels to a Gridstride site.")
     p.add_argument("--version", action="version", version=f"gridstride {__version__}")
-    p.add_argument("--server", help="site URL (default: the one saved at login, else http://127.0.0.1:8000)")
+    p.add_argument("--server", default=None, help=SERVER_HELP)
     sub = p.add_subparsers(dest="command", required=True)
 
-    s = sub.add_parser("login", help="save an API token (create one on the site's Tokens page)")
+    def command(name: str, help: str) -> argparse.ArgumentParser:
+        return sub.add_parser(name, help=help, parents=[common])
+
+    s = command("login", help="save an API token (create one on the site's Tokens page)")
     s.add_argument("--token", required=True)
-    # SUPPRESS: without it, the subcommand's unset --server would hide `gridstride --server URL login`.
-    s.add_argument("--server", default=argparse.SUPPRESS, help="site URL, e.g. https://gridstride.example")
     s.set_defaults(run=cmd_login)
 
-    s = sub.add_parser("logout", help="forget the saved token")
+    s = command("logout", help="forget the saved token")
     s.set_defaults(run=cmd_logout)
 
-    s = sub.add_parser("problems", help="list the problems")
+    s = command("problems", help="list the problems")
     s.set_defaults(run=cmd_problems)
 
-    s = sub.add_parser("init", help="write a problem's starter for a language")
+    s = command("init", help="write a problem's starter for a language")
     s.add_argument("slug")
     s.add_argument("--language", "-l", required=True, choices=sorted(SUFFIX))
     s.add_argument("--output", "-o", help="file to write (default: SLUG.py or SLUG.cu)")
     s.add_argument("--force", action="store_true", help="overwrite an existing file")
     s.set_defaults(run=cmd_init)
 
-    s = sub.add_parser("submit", help="run or submit a file and follow the judging live")
+    s = command("submit", help="run or submit a file and follow the judging live")
     s.add_argument("file")
     s.add_argument("--problem", "-p", help="problem slug (default: the file's name without suffix)")
     s.add_argument("--language", "-l", choices=sorted(SUFFIX), help="default: guessed from the file")
@@ -177,12 +189,12 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--no-wait", action="store_true", help="print the submission id and return")
     s.set_defaults(run=cmd_submit)
 
-    s = sub.add_parser("status", help="a submission's status or report")
-    s.add_argument("id")
+    s = command("status", help="a submission's status or report")
+    s.add_argument("id", help="the id, or a unique prefix of one of your own (at least 4 characters)")
     s.add_argument("--wait", action="store_true", help="follow it until judging ends")
     s.set_defaults(run=cmd_status)
 
-    s = sub.add_parser("leaderboard", help="a problem's leaderboard")
+    s = command("leaderboard", help="a problem's leaderboard")
     s.add_argument("slug")
     s.add_argument("--gpu", help="e.g. h200, or cpu for unranked practice runs")
     s.add_argument("--language", "-l", choices=sorted(SUFFIX))
@@ -198,7 +210,8 @@ def main(argv: list[str] | None = None, out: TextIO | None = None) -> int:
     try:
         return int(args.run(args, out))
     except ApiError as exc:
-        sys.stderr.write(f"gridstride: {exc.message}\n")
+        # One readable line, whatever the server sent.
+        sys.stderr.write("gridstride: " + " ".join(exc.message.split()) + "\n")
         return 2
     except KeyboardInterrupt:
         sys.stderr.write("\ngridstride: stopped following; the judging goes on (see `gridstride status ID`)\n")

@@ -1,48 +1,18 @@
-"""Terminal output: numbers with units, the live stage line, a submission's report, a board."""
+"""Terminal output: the live stage line, a submission's report, a board, tables.
+
+Every figure printed here is a string the API already formatted (the site's one formatter):
+the CLI shows the same numbers as the submission's page and never computes or rounds one.
+"""
 
 from __future__ import annotations
 
-import math
 from typing import Any, TextIO
 
-
-def sig(value: float, digits: int = 4) -> str:
-    if value == 0 or not math.isfinite(value):
-        return "0" if value == 0 else str(value)
-    decimals = max(0, digits - 1 - math.floor(math.log10(abs(value))))
-    return f"{value:,.{decimals}f}"
+DASH = "-"
 
 
-def us(value: float | None) -> str:
-    if value is None:
-        return "-"
-    if value < 1000:
-        return f"{sig(value)} us"
-    if value < 1_000_000:
-        return f"{sig(value / 1000)} ms"
-    return f"{sig(value / 1e6)} s"
-
-
-def pct(value: float | None) -> str:
-    return "-" if value is None else f"{value:.1f} %"
-
-
-def gbps(value: float | None) -> str:
-    return "-" if value is None else f"{sig(value, 3)} GB/s"
-
-
-def tflops(value: float | None) -> str:
-    """A rate given in TFLOP/s, shown with the prefix that keeps it readable."""
-    if value is None:
-        return "-"
-    for scale, unit in ((1.0, "TFLOP/s"), (1e-3, "GFLOP/s"), (1e-6, "MFLOP/s")):
-        if value >= scale:
-            return f"{sig(value / scale, 3)} {unit}"
-    return f"{sig(value * 1e12, 3)} FLOP/s"
-
-
-def factor(value: float | None) -> str:
-    return "-" if value is None else f"{value:.2f}x"
+def plural(n: int, singular: str, many: str | None = None) -> str:
+    return f"{n} {singular if n == 1 else many or singular + 's'}"
 
 
 def table(rows: list[list[str]], header: list[str], right: set[int], out: TextIO) -> None:
@@ -65,96 +35,87 @@ def stage_line(status: dict[str, Any]) -> str:
     return f"[{status.get('elapsed_s', 0.0):6.1f} s] {text}"
 
 
+def _failures(fig: dict[str, Any], out: TextIO) -> None:
+    failures = fig.get("failures") or []
+    for i, f in enumerate(failures):
+        title = "failing case" if fig.get("failures_total", 0) <= 1 else f"failing case {i + 1}/{len(failures)}"
+        line = f"\n{title}: {f['name']} ({f['sizes']})"
+        if f.get("output"):
+            line += f", output {f['output']}"
+        if f.get("out_of_tolerance"):
+            line += f": {f['out_of_tolerance']} out of tolerance (max abs error {f['max_abs_err']})"
+        out.write(line + "\n")
+        if f.get("message"):
+            out.write(f"  {f['message']}\n")
+        if f.get("positions"):
+            out.write(f"  where: {f['positions']}\n")
+        rows = [[m["index"], m["expected"], m["got"], m["abs_err"], m["rel_err"]] for m in f.get("mismatches") or []]
+        if rows:
+            table(rows, ["index", "expected", "got", "abs err", "rel err"], {0, 1, 2, 3, 4}, out)
+    shown = len(failures)
+    if fig.get("failures_total", 0) > shown:
+        out.write(f"({fig['failures_total']} cases failed; the page lists them all)\n")
+
+
 def report(status: dict[str, Any], server: str, out: TextIO) -> None:
     rep = status.get("report") or {}
-    verdict = status.get("verdict_text") or status.get("verdict")
-    ranked = (
-        ""
-        if status.get("ranked")
-        else "  (unranked" + (": CPU interpreter)" if status.get("gpu_model") == "cpu" else ")")
-    )
-    out.write(f"\n{verdict}{ranked}\n")
-    if rep.get("message"):
-        out.write(f"{rep['message']}\n")
-    cases = rep.get("cases") or []
-    if cases:
-        passed = sum(1 for c in cases if c.get("passed"))
-        out.write(f"cases: {passed}/{len(cases)} passed\n")
-        failing = next((c for c in cases if not c.get("passed")), None)
-        if failing:
-            sizes = " ".join(f"{k}={v}" for k, v in (failing.get("sizes") or {}).items())
-            out.write(f"first failing case: {failing.get('name')} ({sizes})")
-            if failing.get("mismatch_count"):
-                out.write(f": {failing['mismatch_count']} elements out of tolerance")
-            out.write("\n")
-            if failing.get("message"):
-                out.write(f"  {failing['message']}\n")
-            mism = failing.get("mismatches") or []
-            if mism:
-                rows = [
-                    [
-                        str(m.get("index")),
-                        _num(m.get("expected")),
-                        _num(m.get("got")),
-                        _num(m.get("abs_err")),
-                        _num(m.get("rel_err")),
-                    ]
-                    for m in mism[:10]
-                ]
-                table(rows, ["index", "expected", "got", "abs err", "rel err"], {0, 1, 2, 3, 4}, out)
-    shapes = rep.get("benchmarks") or []
+    fig = status.get("figures") or {}
+    verdict = fig.get("verdict") or status.get("verdict_text") or status.get("verdict")
+    out.write(f"\n{verdict}" + (f"  ({fig['unranked']})" if fig.get("unranked") else "") + "\n")
+    message = fig.get("summary") or rep.get("message")
+    if message:
+        out.write(f"{message}\n")
+    if fig.get("cases") and not fig.get("summary"):
+        out.write(f"{fig['cases']}\n")
+    _failures(fig, out)
+    shapes = fig.get("shapes") or []
     if shapes:
-        rows = []
-        for b in shapes:
-            half = (b.get("ci_high_us", 0) - b.get("ci_low_us", 0)) / 2
-            rows.append(
-                [
-                    b.get("name", ""),
-                    us(b.get("median_us")),
-                    f"+-{half / b['median_us'] * 100:.2f} %" if b.get("median_us") else "-",
-                    gbps(b.get("gbps")),
-                    tflops(b.get("tflops")),
-                    pct(b.get("sol_pct")),
-                    factor(b.get("speedup_vs_reference")),
-                ]
-            )
+        rows = [
+            [s["name"], s["median"], s["ci"], s["n"], s["bandwidth"], s["compute"], s["sol"], s["speedup"]]
+            for s in shapes
+        ]
         out.write("\n")
-        table(rows, ["shape", "median", "95% CI", "bandwidth", "compute", "% SOL", "vs ref"], {1, 2, 3, 4, 5, 6}, out)
-    if status.get("score_us") is not None:
-        out.write(f"\nscore {us(status['score_us'])}   {pct(status.get('sol_pct'))} of speed of light\n")
+        header = ["shape", "median", "95% CI", "n", "bandwidth", "compute", "% SOL", "vs ref"]
+        table(rows, header, {1, 2, 3, 4, 5, 6, 7}, out)
+    if fig.get("score"):
+        line = f"\nscore {fig['score']}"
+        if fig.get("sol") and fig["sol"] != "—":
+            line += f", {fig['sol']} of speed of light"
+        if fig.get("speedup") and fig["speedup"] != "—":
+            line += f", {fig['speedup']} the reference"
+        if fig.get("rank"):
+            line += f", {fig['rank']}"
+        out.write(line + "\n")
     for key, title in (("compile_log", "compiler output"), ("stdout", "stdout"), ("stderr", "stderr")):
         if rep.get(key):
             out.write(f"\n--- {title} ---\n{rep[key].rstrip()}\n")
     out.write(f"\n{server}{status.get('url', '')}\n")
 
 
-def _num(value: Any) -> str:
-    if isinstance(value, float):
-        return f"{value:.6g}"
-    return str(value)
-
-
 def board(data: dict[str, Any], out: TextIO) -> None:
+    ranked = bool(data.get("ranked"))
     title = f"{data['problem']} on {data['gpu']}, {data.get('language') or 'all languages'}"
-    if not data.get("ranked"):
-        title += " - unranked practice runs (CPU interpreter)"
-    out.write(f"{title}: {data['total']} entries\n")
+    if not ranked:
+        title += " - unranked practice runs (CPU host), fastest first"
+    out.write(f"{title}: {data.get('total_text') or plural(data['total'], 'entry', 'entries')}\n")
     entries = list(data.get("entries") or [])
     viewer = data.get("viewer")
     if viewer and not any(e.get("is_viewer") for e in entries):
         entries.append(viewer)
     rows = [
-        [
-            f"{e['rank']}{'=' if e.get('tied') else ''}",
+        ([e["rank_text"]] if ranked else [])
+        + [
             e["user"] + (" (you)" if e.get("is_viewer") else ""),
-            us(e.get("score_us")),
-            pct(e.get("sol_pct")),
-            factor(e.get("speedup")),
+            e["score_text"],
+            e["sol_text"],
+            e["speedup_text"],
             e.get("language", ""),
         ]
         for e in entries
     ]
+    header = (["rank"] if ranked else []) + ["user", "score", "% SOL", "vs ref", "language"]
+    right = {0, 2, 3, 4} if ranked else {1, 2, 3}
     if rows:
-        table(rows, ["rank", "user", "score", "% SOL", "vs ref", "language"], {0, 2, 3, 4}, out)
-    if any(e.get("tied") for e in entries):
-        out.write("= tied: the confidence intervals overlap\n")
+        table(rows, header, right, out)
+    if ranked and any(e.get("tied") for e in entries):
+        out.write("= tied: the 95% confidence intervals overlap and both runs were timed often enough to tell\n")

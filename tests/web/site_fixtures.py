@@ -59,6 +59,7 @@ def shape(
     flops: float = 1e9,
     nbytes: float = 1e9,
     reference_us: float | None = None,
+    samples: int = 200,
 ) -> ShapeTiming:
     half = median_us * ci_pct / 100
     floor = max(nbytes / (H200_CEILINGS["dram_gbps"] * 1e9), flops / (H200_CEILINGS["fp32_tflops"] * 1e12)) * 1e6
@@ -66,7 +67,7 @@ def shape(
     return ShapeTiming(
         name=name,
         sizes=sizes,
-        n=200,
+        n=samples,
         median_us=median_us,
         mean_us=median_us * 1.01,
         p10_us=median_us * 0.99,
@@ -85,10 +86,14 @@ def shape(
     )
 
 
-def softmax_shapes(scale: float = 1.0, ci_pct: float = 0.4) -> list[ShapeTiming]:
+def softmax_shapes(scale: float = 1.0, ci_pct: float = 0.4, samples: int = 200) -> list[ShapeTiming]:
     out = []
     for name, m, n, t in (("4096x16384", 4096, 16384, 200.0), ("32768x1024", 32768, 1024, 100.0)):
-        out.append(shape(name, {"m": m, "n": n}, t * scale, ci_pct=ci_pct, flops=5.0 * m * n, nbytes=8.0 * m * n))
+        out.append(
+            shape(
+                name, {"m": m, "n": n}, t * scale, ci_pct=ci_pct, flops=5.0 * m * n, nbytes=8.0 * m * n, samples=samples
+            )
+        )
     return out
 
 
@@ -167,6 +172,7 @@ def make_submission(
     ranked: bool | None = None,
     score_scale: float = 1.0,
     ci_pct: float = 0.4,
+    samples: int = 200,
     source: str = "def solve(x, y, m, n):\n    pass\n",
     is_public: bool = False,
     created_at: datetime | None = None,
@@ -179,7 +185,7 @@ def make_submission(
         ranked = gpu_model != "cpu" and verdict == "accepted" and mode == "submit"
     data = report_data
     if data is None and status == "done":
-        shapes = softmax_shapes(score_scale, ci_pct) if verdict == "accepted" and mode == "submit" else []
+        shapes = softmax_shapes(score_scale, ci_pct, samples) if verdict == "accepted" and mode == "submit" else []
         data = report(
             verdict,
             language=language,

@@ -152,3 +152,85 @@ def test_the_language_is_guessed_or_asked_for(site: dict[str, Any], tmp_path: Pa
     plain.write_text("x = 1\n")
     with pytest.raises(SystemExit, match="--language"):
         run("submit", str(plain))
+
+
+def api_json(site: dict[str, Any], path: str) -> Any:
+    import urllib.request
+
+    req = urllib.request.Request(f"{site['url']}/api{path}", headers={"Authorization": f"Bearer {site['token']}"})
+    with urllib.request.urlopen(req) as response:
+        return json.loads(response.read())
+
+
+def submitted(site: dict[str, Any]) -> tuple[str, str]:
+    run("login", "--token", site["token"], "--server", site["url"])
+    kernel = site["tmp"] / "softmax.py"
+    kernel.write_text("import triton\n\ndef solve(x, y, m, n):\n    pass\n")
+    code, out = run("submit", str(kernel), "--gpu", "cpu")
+    assert code == 0, out
+    return out.splitlines()[0].rsplit(" ", 1)[1], out
+
+
+def test_the_report_prints_the_apis_figures_and_computes_none(site: dict[str, Any]) -> None:
+    submission_id, out = submitted(site)
+    figures = api_json(site, f"/submissions/{submission_id}")["figures"]
+    assert figures["score"] == "56.57 ms" and f"score {figures['score']}" in out
+    for shape in figures["shapes"]:
+        row = next(line for line in out.splitlines() if line.startswith(shape["name"]))
+        for key in ("median", "ci", "n", "bandwidth", "compute", "sol", "speedup"):
+            assert shape[key] in row, (key, shape[key], row)
+    # The units follow the magnitude (a 200 ms softmax moves MB/s, not "0.00 GB/s").
+    assert figures["shapes"][0]["bandwidth"].endswith((" GB/s", " MB/s", " TB/s"))
+    assert "0.00 GB/s" not in out and "0 FLOP/s" not in out
+    assert figures["summary"] in out and "geometric mean of 2 shapes" in figures["summary"]
+
+
+def test_global_options_are_taken_after_the_command_too(site: dict[str, Any]) -> None:
+    run("login", "--token", site["token"], "--server", site["url"])
+    saved = site["tmp"] / "config" / "config.json"
+    saved.write_text(json.dumps({"server": "http://127.0.0.1:9", "token": site["token"]}))
+    code, out = run("problems", "--server", site["url"])
+    assert code == 0 and "softmax" in out
+    kernel = site["tmp"] / "softmax.py"
+    kernel.write_text("import triton\n")
+    code, out = run("submit", str(kernel), "--gpu", "cpu", "--no-wait", "--server", site["url"])
+    assert code == 0 and out.startswith("submit softmax (triton) as ")
+
+
+def test_a_unique_prefix_of_an_id_names_the_submission(
+    site: dict[str, Any], capsys: pytest.CaptureFixture[str]
+) -> None:
+    submission_id, _ = submitted(site)
+    code, out = run("status", submission_id[:8])
+    assert code == 0 and "Accepted" in out and submission_id in out
+    code, out = run("status", submission_id.replace("-", "")[:13])
+    assert code == 0 and "Accepted" in out
+    capsys.readouterr()
+    code, _ = run("status", "ab")
+    err = capsys.readouterr().err
+    assert code == 2 and "at least 4" in err and err.count("\n") == 1
+    code, _ = run("status", "ffffffff" if not submission_id.startswith("f") else "00000000")
+    assert code == 2 and "None of your submissions" in capsys.readouterr().err
+
+
+def test_api_errors_are_one_readable_line_with_a_non_zero_exit(
+    site: dict[str, Any], capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _ = run("--server", site["url"], "init", "no_such_problem", "--language", "triton")
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1
+    assert "No problem 'no_such_problem'" in err and "Not Found" not in err
+    code, _ = run("--server", site["url"], "leaderboard", "no_such_problem")
+    assert code == 2 and "No problem 'no_such_problem'" in capsys.readouterr().err
+
+
+def test_counts_are_pluralized_and_problems_come_in_learning_order(site: dict[str, Any]) -> None:
+    from judge.spec import TRACKS
+
+    submitted(site)
+    code, board = run("leaderboard", "softmax", "--gpu", "cpu")
+    assert code == 0 and ": 1 entry\n" in board and "1 entries" not in board
+    assert "rank" not in board.splitlines()[1]  # an unranked board has no rank column
+    code, out = run("problems")
+    tracks = [line.split()[1] for line in out.splitlines()[2:]]
+    assert tracks == sorted(tracks, key=TRACKS.index)

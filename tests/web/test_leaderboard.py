@@ -99,7 +99,9 @@ def test_ties_are_judged_against_the_groups_leader_not_chained() -> None:
 
 
 def test_the_score_interval_is_the_geometric_mean_of_the_shapes_bounds() -> None:
-    low, high = score_interval([{"ci_low_us": 1.0, "ci_high_us": 2.0}, {"ci_low_us": 4.0, "ci_high_us": 8.0}])
+    low, high = score_interval(
+        [{"ci_low_us": 1.0, "ci_high_us": 2.0, "n": 50}, {"ci_low_us": 4.0, "ci_high_us": 8.0, "n": 50}]
+    )
     assert low == pytest.approx(2.0) and high == pytest.approx(4.0)
     assert score_interval([]) == (None, None)
     assert geomean([2.0, 8.0]) == pytest.approx(4.0)

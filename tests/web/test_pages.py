@@ -54,28 +54,6 @@ def test_about_and_health_pages(client: Client) -> None:
     assert client.get("/healthz").content == b"ok"
 
 
-@pytest.mark.parametrize(
-    ("value", "text"),
-    [(0.5, "0.5000 µs"), (12.345, "12.35 µs"), (1234.6, "1.235 ms"), (2_500_000, "2.500 s"), (None, "—")],
-)
-def test_durations_carry_units(value: float | None, text: str) -> None:
-    assert units.duration_us(value) == text
-
-
-def test_rates_sizes_and_percentages_carry_units() -> None:
-    assert units.bandwidth_gbps(3912.4) == "3.91 TB/s"
-    assert units.bandwidth_gbps(812.0) == "812 GB/s"
-    assert units.bandwidth_gbps(0.0067) == "6.70 MB/s"
-    assert units.factor(0.00021) == "0.00021×"  # noqa: RUF001
-    assert units.flops_rate(2.5e12) == "2.50 TFLOP/s"
-    assert units.flops_rate(3.1e8) == "310 MFLOP/s"
-    assert units.percent(83.14) == "83.1 %"
-    assert units.factor(1.234) == "1.23×"  # noqa: RUF001
-    assert units.sizes({"m": 4096, "n": 8}) == "m=4,096 n=8"
-    assert units.decimal_bytes(537e6) == "537 MB"
-    assert units.scalar(float("nan")) == "nan" and units.scalar("inf") == "inf"
-
-
 def test_the_roofline_draws_both_roofs_points_with_titles_and_escapes_labels() -> None:
     points = [
         roofline.Point("submission", "<b>shape</b>", intensity=0.625, flops_per_s=2.0e12, time_us=100.0),

@@ -73,7 +73,58 @@ class StatusOut(Schema):
     report_url: str
 
 
+class ShapeFigures(Schema):
+    name: str
+    sizes: str
+    median: str
+    ci: str
+    n: str
+    bandwidth: str
+    compute: str
+    sol: str
+    speedup: str
+    bound: str
+
+
+class MismatchFigures(Schema):
+    index: str
+    expected: str
+    got: str
+    abs_err: str
+    rel_err: str
+
+
+class FailureFigures(Schema):
+    name: str
+    sizes: str
+    output: str
+    message: str
+    positions: str
+    out_of_tolerance: str
+    max_abs_err: str
+    max_rel_err: str
+    tolerance: str
+    mismatches: list[MismatchFigures]
+
+
+class Figures(Schema):
+    """The report's figures formatted as the site shows them (units chosen per magnitude)."""
+
+    summary: str
+    verdict: str
+    unranked: str
+    cases: str
+    score: str
+    sol: str
+    speedup: str
+    rank: str
+    shapes: list[ShapeFigures]
+    failures: list[FailureFigures]
+    failures_total: int
+
+
 class SubmissionOut(StatusOut):
+    figures: Figures | None
     problem: str
     language: str
     owner: str
@@ -98,6 +149,11 @@ class SubmissionListItem(Schema):
 
 class EntryOut(Schema):
     rank: int
+    rank_text: str  # "" on an unranked board (CPU practice runs)
+    score_text: str
+    interval_text: str
+    sol_text: str
+    speedup_text: str
     tied: bool
     user: str
     language: str
@@ -118,6 +174,7 @@ class BoardOut(Schema):
     window: str
     ranked: bool
     total: int
+    total_text: str
     entries: list[EntryOut]
     viewer: EntryOut | None
 

@@ -2,22 +2,24 @@
 
 from __future__ import annotations
 
+import re
 import uuid
 from typing import Any
 
 from django.conf import settings
 from django.http import HttpRequest
-from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from ninja import NinjaAPI
 
 from gridstride.api import schemas
 from gridstride.api.auth import TokenAuth, optional_user
 from gridstride.catalog.models import Problem
+from gridstride.catalog.ordering import in_learning_order
 from gridstride.leaderboards import queries as boards
+from gridstride.pages import figures, units
 from gridstride.submissions import actions as pipeline
 from gridstride.submissions.models import Status, Submission
-from gridstride.submissions.views import status_payload
+from gridstride.submissions.views import report_context, status_payload
 
 api = NinjaAPI(
     title="Gridstride API",
@@ -49,7 +51,7 @@ def list_problems(request: HttpRequest) -> list[dict[str, Any]]:
     problems = Problem.objects.filter(is_active=True).only(
         "slug", "title", "track", "difficulty", "tags", "languages", "order"
     )
-    return [_problem_out(p) for p in problems.order_by("track", "order", "slug")]
+    return [_problem_out(p) for p in in_learning_order(problems)]
 
 
 @api.get(
@@ -59,7 +61,9 @@ def list_problems(request: HttpRequest) -> list[dict[str, Any]]:
     summary="A problem with its statement, interface and starters",
 )
 def problem_detail(request: HttpRequest, slug: str) -> Any:
-    problem = get_object_or_404(Problem.objects.select_related("current_version"), slug=slug, is_active=True)
+    problem = Problem.objects.select_related("current_version").filter(slug=slug, is_active=True).first()
+    if problem is None:
+        return 404, {"detail": f"No problem {slug!r} (`gridstride problems` lists them)."}
     version = problem.current_version
     if version is None:
         return 404, {"detail": "This problem has no version yet."}
@@ -153,16 +157,15 @@ def my_submissions(request: HttpRequest, problem: str | None = None, limit: int 
 )
 def submission_detail(request: HttpRequest, submission_id: str) -> Any:
     user = optional_user(request)
-    public_id = _uuid(submission_id)
-    submission = (
-        Submission.objects.select_related("problem", "owner").filter(public_id=public_id).first() if public_id else None
-    )
-    if submission is None or not (
-        submission.is_public or (user is not None and (user.pk == submission.owner_id or user.is_staff))
-    ):
-        return 404, {"detail": "No such submission."}
+    submission, problem = _find_submission(submission_id, user)
+    if problem:
+        return 404, {"detail": problem}
+    assert submission is not None
+    context = report_context(submission)
+    view = context["view"]
     return {
         **status_payload(submission),
+        "figures": figures.figures(view) if view is not None else None,
         "problem": submission.problem.slug,
         "language": submission.language,
         "owner": submission.owner.get_username(),
@@ -173,6 +176,47 @@ def submission_detail(request: HttpRequest, submission_id: str) -> Any:
     }
 
 
+# A shorter prefix matches too many of a busy user's submissions to be worth the lookup.
+MIN_PREFIX = 4
+_HEX = re.compile(r"[0-9a-f-]+")
+
+
+def _hyphenated_prefix(value: str) -> str:
+    """A prefix of the hex digits in the UUID's text form (8-4-4-4-12), which the lookup matches."""
+    digits = value.replace("-", "")
+    groups, start = [], 0
+    for width in (8, 4, 4, 4, 12):
+        if start >= len(digits):
+            break
+        groups.append(digits[start : start + width])
+        start += width
+    return "-".join(groups)
+
+
+def _find_submission(submission_id: str, user: Any) -> tuple[Submission | None, str]:
+    """The submission a full id or a unique prefix of one of the caller's own ids names, or why not."""
+    base = Submission.objects.select_related("problem", "problem_version", "owner")
+    public_id = _uuid(submission_id)
+    if public_id:
+        submission = base.filter(public_id=public_id).first()
+        if submission is None or not (
+            submission.is_public or (user is not None and (user.pk == submission.owner_id or user.is_staff))
+        ):
+            return None, f"No submission {submission_id}."
+        return submission, ""
+    prefix = submission_id.lower()
+    if not _HEX.fullmatch(prefix) or len(prefix.replace("-", "")) < MIN_PREFIX:
+        return None, f"No submission {submission_id!r}: give an id or at least {MIN_PREFIX} of its first characters."
+    if user is None:
+        return None, "A short id matches your own submissions only: pass a token (`gridstride login`)."
+    found = list(base.filter(owner_id=user.pk, public_id__startswith=_hyphenated_prefix(prefix))[:2])
+    if not found:
+        return None, f"None of your submissions has an id starting with {submission_id}."
+    if len(found) > 1:
+        return None, f"More than one of your submissions has an id starting with {submission_id}: give more of it."
+    return found[0], ""
+
+
 def _uuid(value: str) -> str | None:
     try:
         return str(uuid.UUID(value))
@@ -180,9 +224,16 @@ def _uuid(value: str) -> str | None:
         return None
 
 
-def _entry_out(e: boards.Entry) -> dict[str, Any]:
+def _entry_out(e: boards.Entry, ranked: bool) -> dict[str, Any]:
     return {
         "rank": e.rank,
+        "rank_text": (f"{e.rank}=" if e.tied else str(e.rank)) if ranked else "",
+        "score_text": units.duration_us(e.score_us),
+        "interval_text": f"{units.duration_us(e.score_low_us)} \u2013 {units.duration_us(e.score_high_us)}"
+        if e.score_low_us and e.score_high_us
+        else units.DASH,
+        "sol_text": units.percent(e.sol_pct),
+        "speedup_text": units.factor(e.speedup),
         "tied": e.tied,
         "user": e.username,
         "language": e.language,
@@ -213,7 +264,9 @@ def leaderboard(
     window: str = "all",
     limit: int = 100,
 ) -> Any:
-    problem = get_object_or_404(Problem.objects.select_related("current_version"), slug=slug, is_active=True)
+    problem = Problem.objects.select_related("current_version").filter(slug=slug, is_active=True).first()
+    if problem is None:
+        return 404, {"detail": f"No problem {slug!r} (`gridstride problems` lists them)."}
     gpu = gpu or settings.JUDGE_DEFAULT_GPU
     if language and language not in problem.languages:
         return 404, {"detail": f"{problem.slug} has no language {language!r}."}
@@ -229,8 +282,9 @@ def leaderboard(
         "window": window,
         "ranked": board.ranked,
         "total": board.total,
-        "entries": [_entry_out(e) for e in board.entries],
-        "viewer": _entry_out(viewer_entry) if viewer_entry else None,
+        "total_text": units.plural(board.total, "entry", "entries"),
+        "entries": [_entry_out(e, board.ranked) for e in board.entries],
+        "viewer": _entry_out(viewer_entry, board.ranked) if viewer_entry else None,
     }
 
 

@@ -17,9 +17,17 @@ def geomean(values: Iterable[float | None]) -> float | None:
     return math.exp(sum(logs) / len(logs)) if logs else None
 
 
+# Fewer timed calls than this on any shape and a 95% interval of the median says little (a CPU
+# run's n=2 gives +-30 %): such a run has no score interval, so it ties with nobody.
+TIE_MIN_SAMPLES = 10
+
+
 def score_interval(benchmarks: Sequence[dict[str, Any]] | None) -> tuple[float | None, float | None]:
-    """The score's interval: geometric means of the shapes' CI bounds (same space as the score)."""
+    """The score's interval: geometric means of the shapes' CI bounds (same space as the score);
+    none when a shape was timed fewer than TIE_MIN_SAMPLES times."""
     if not benchmarks:
+        return None, None
+    if any(not isinstance(b.get("n"), int) or b["n"] < TIE_MIN_SAMPLES for b in benchmarks):
         return None, None
     return geomean(b.get("ci_low_us") for b in benchmarks), geomean(b.get("ci_high_us") for b in benchmarks)
 

@@ -10,8 +10,10 @@ from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
 
 from gridstride.catalog.models import Problem
+from gridstride.catalog.ordering import in_learning_order
 from gridstride.catalog.views import LANGUAGE_NAMES, gpu_choices
 from gridstride.leaderboards import queries
+from gridstride.leaderboards.scoring import TIE_MIN_SAMPLES
 from gridstride.pages import units
 
 # Entries per page: the leaders and the viewer's own row (always shown) fit one screen or two.
@@ -51,14 +53,24 @@ def present(entries: list[queries.Entry]) -> list[dict[str, Any]]:
 
 
 _ROW = (
-    '<tr{}><td class="num">{}{}</td><td><a href="{}">{}</a>{}</td><td class="num">{}</td>'
+    '<tr{}>{}<td><a href="{}">{}</a>{}</td><td class="num">{}</td>'
     '<td class="num small muted">{}</td><td class="num"><span class="sol"><span>{}</span>'
     '<span class="track" aria-hidden="true"><span class="fill" style="width: {}%"></span></span></span></td>'
     '<td class="num">{}</td><td>{}</td><td><time datetime="{}">{}</time></td></tr>'
 )
 
 
-def rows_html(rows: list[dict[str, Any]]) -> SafeString:
+_TIE = mark_safe('<span class="tie" title="tied: the confidence intervals overlap">=</span>')
+
+
+def _rank_cell(r: dict[str, Any], ranked: bool) -> SafeString:
+    """The rank cell; an unranked board (CPU practice runs) has no rank column at all."""
+    if not ranked:
+        return mark_safe("")
+    return format_html('<td class="num">{}{}</td>', r["rank"], _TIE if r["tied"] else "")
+
+
+def rows_html(rows: list[dict[str, Any]], ranked: bool = True) -> SafeString:
     """The table rows, built with format_html (every value escaped): four times faster than the
     same markup through the template engine, which dominated a board's CPU time."""
     return format_html_join(
@@ -67,10 +79,7 @@ def rows_html(rows: list[dict[str, Any]]) -> SafeString:
         (
             (
                 mark_safe(' class="mine" data-testid="my-row" aria-current="true"') if r["is_viewer"] else "",
-                r["rank"],
-                mark_safe('<span class="tie" title="tied: the confidence intervals overlap">=</span>')
-                if r["tied"]
-                else "",
+                _rank_cell(r, ranked),
                 r["profile_url"],
                 r["username"],
                 mark_safe(' <span class="muted small">(you)</span>') if r["is_viewer"] else "",
@@ -121,8 +130,10 @@ def board(request: HttpRequest, slug: str) -> HttpResponse:
     context = {
         "problem": problem,
         "board": result,
-        "rows": rows_html(present(result.entries)),
-        "viewer_row": rows_html(present([result.viewer_entry])) if result.viewer_entry else "",
+        "rows": rows_html(present(result.entries), result.ranked),
+        "viewer_row": rows_html(present([result.viewer_entry]), result.ranked) if result.viewer_entry else "",
+        "any_tied": any(e.tied for e in result.entries),
+        "tie_min_samples": TIE_MIN_SAMPLES,
         "languages": [(lang, LANGUAGE_NAMES.get(lang, lang)) for lang in problem.languages],
         "language_names": LANGUAGE_NAMES,
         "windows": [("all", "all time"), ("30d", "30 days"), ("7d", "7 days")],
@@ -131,5 +142,5 @@ def board(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 def index(request: HttpRequest) -> HttpResponse:
-    problems = Problem.objects.filter(is_active=True).only("slug", "title", "track", "order").order_by("track", "order")
-    return render(request, "leaderboards/index.html", {"problems": problems})
+    problems = Problem.objects.filter(is_active=True).only("slug", "title", "track", "difficulty", "order")
+    return render(request, "leaderboards/index.html", {"problems": in_learning_order(problems)})

@@ -86,6 +86,8 @@ class CaseRow:
     mismatches: list[dict[str, Any]]
     message: str
     output: str
+    elements: int = 0
+    positions: str = ""
 
 
 @dataclass
@@ -97,6 +99,7 @@ class ShapeRow:
     ci_low_us: float
     ci_high_us: float
     ci_half_pct: float | None
+    ci_text: str
     gbps: float | None
     tflops: float | None
     sol_pct: float | None
@@ -129,6 +132,8 @@ class ReportView:
     cases: list[CaseRow]
     cases_passed: int
     first_failure: CaseRow | None
+    # The failing cases shown in full, most telling first (most mismatches, then the largest).
+    failures: list[CaseRow]
     shapes: list[ShapeRow]
     score_us: float | None
     sol_pct: float | None
@@ -147,6 +152,7 @@ class ReportView:
     rank_tied: bool = False
     board_url: str = ""
     timeline: list[TimelineRow] = field(default_factory=list)
+    failures_total: int = 0
 
 
 def _tolerance_text(tol: dict[str, Any]) -> str:
@@ -175,7 +181,53 @@ def _case(data: dict[str, Any]) -> CaseRow:
         ],
         message=str(data.get("message") or ""),
         output=str(data.get("output") or ""),
+        elements=_elements(data.get("sizes")),
+        positions=positions_text(data.get("positions")),
     )
+
+
+def positions_text(positions: Any) -> str:
+    """The judge's summary of where the wrong elements are (flat indices into the output):
+    'first at 4,095, last at 4,095 (one element)', 'every 32nd element from 31 to 4,095'."""
+    if not isinstance(positions, dict):
+        return ""
+    first, last, stride = positions.get("first"), positions.get("last"), positions.get("stride")
+    count = positions.get("count")
+    total = positions.get("total")
+    if not isinstance(first, int) or not isinstance(last, int):
+        return ""
+    where = f"flat index {first:,}" if first == last else f"flat indices {first:,} to {last:,}"
+    if isinstance(stride, int) and stride > 1 and first != last:
+        where = f"every {stride:,}th element from flat index {first:,} to {last:,}"
+    elif stride == 1 and first != last:
+        where = f"one contiguous run, flat indices {first:,} to {last:,}"
+    if isinstance(total, int) and total > 0 and last == total - 1 and first == last:
+        where += " (the last element)"
+    elif isinstance(total, int) and total > 0 and first == 0 and last == total - 1 and stride == 1:
+        where += " (the whole output)"
+    if isinstance(count, int):
+        where += f"; {units.plural(count, 'element')} wrong"
+    return where
+
+
+def _elements(sizes: Any) -> int:
+    """The product of a case's sizes: how large it is, for ordering failures."""
+    product = 1
+    for value in (sizes or {}).values() if isinstance(sizes, dict) else ():
+        if isinstance(value, int) and value > 0:
+            product *= value
+    return product
+
+
+# Failing cases shown in full; the rest are rows of the cases table.
+FAILURES_SHOWN = 3
+
+
+def telling_failures(cases: list[CaseRow]) -> list[CaseRow]:
+    """Failing cases, the most telling first: most elements out of tolerance, then the largest
+    case (a one-element case that fails says little about where a kernel goes wrong)."""
+    failing = [c for c in cases if not c.passed]
+    return sorted(failing, key=lambda c: (-c.mismatch_count, -c.elements))
 
 
 def _bandwidth(ceilings: dict[str, Any]) -> float | None:
@@ -214,6 +266,7 @@ def _shape(data: dict[str, Any], bandwidth: float | None, peak: float | None) ->
         ci_low_us=low,
         ci_high_us=high,
         ci_half_pct=(high - low) / 2 / median * 100 if median else None,
+        ci_text=units.half_width(low, high, median),
         # From bytes, FLOPs and the median rather than the judge's rounded figures: a CPU run's
         # few MB/s would otherwise read as 0.
         gbps=nbytes / (median * 1e-6) / 1e9 if median and nbytes else data.get("gbps"),
@@ -348,6 +401,7 @@ def build(
     compute_roof: str = "fp32",
     best_benchmarks: list[dict[str, Any]] | None = None,
     is_best: bool = False,
+    language: str = "",
 ) -> ReportView:
     cases = [_case(c) for c in report.get("cases") or []]
     ceilings = report.get("ceilings") or {}
@@ -357,9 +411,11 @@ def build(
     shapes = [_shape(b, bandwidth, peak) for b in benchmarks]
     ranked = bool(report.get("ranked"))
     unranked_reason = ""
+    language = language or str(report.get("language") or "")
     if not ranked:
         if gpu_model == "cpu":
-            unranked_reason = "unranked: CPU interpreter"
+            # Only Triton runs in an interpreter there; PyTorch, CuPy and CUDA runs ran on the CPU.
+            unranked_reason = "unranked: CPU interpreter" if language == "triton" else "unranked: CPU host"
         elif report.get("mode") != "benchmark" and report.get("mode") != "profile":
             unranked_reason = "unranked: correctness run"
         else:
@@ -373,17 +429,23 @@ def build(
     compute_label = "tensor core bf16" if compute_roof == "bf16_tensor" else "fp32"
     chart = roofline.render(points, roofline.Roofs(bandwidth, peak, compute_label)) if shapes else SafeString("")
     speedups = [s.speedup for s in shapes]
+    failures = telling_failures(cases)
+    message = str(report.get("message") or "")
+    if verdict == "accepted" and shapes and report.get("score_us"):
+        message = summary(len(cases), len(shapes), report.get("score_us"), ranked, gpu_model)
     return ReportView(
         verdict=verdict,
         verdict_text=VERDICT_TEXT.get(verdict, verdict),
         verdict_help=VERDICT_HELP.get(verdict, ""),
-        message=link_line_numbers(str(report.get("message") or "")),
+        message=link_line_numbers(message),
         mode=str(report.get("mode") or ""),
         ranked=ranked,
         unranked_reason=unranked_reason,
         cases=cases,
         cases_passed=sum(c.passed for c in cases),
-        first_failure=next((c for c in cases if not c.passed), None),
+        first_failure=failures[0] if failures else None,
+        failures=failures[:FAILURES_SHOWN],
+        failures_total=len(failures),
         shapes=shapes,
         score_us=report.get("score_us"),
         sol_pct=report.get("sol_pct"),
@@ -400,6 +462,15 @@ def build(
         gpu_name=_gpu_name(system, gpu_model),
         timeline=_timeline(system.get("timeline_s")),
     )
+
+
+def summary(cases: int, shapes: int, score_us: Any, ranked: bool, gpu_model: str) -> str:
+    """An accepted run in one line, from the same formatter as every other figure."""
+    text = ("The case passed; " if cases == 1 else f"All {cases:,} cases passed; ") if cases else ""
+    text += f"score {units.duration_us(float(score_us))} (geometric mean of {units.plural(shapes, 'shape')})"
+    if not ranked and gpu_model == "cpu":
+        text += ", on a CPU host: unranked"
+    return text
 
 
 # System entries with a view of their own (not the key/value list).

@@ -17,6 +17,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from gridstride.catalog.models import Problem
 from gridstride.leaderboards import queries as boards
+from gridstride.leaderboards.scoring import TIE_MIN_SAMPLES
 from gridstride.pages import reports
 from gridstride.submissions import actions as pipeline
 from gridstride.submissions.models import Mode, Status, Submission, Verdict
@@ -150,13 +151,20 @@ def report_context(submission: Submission) -> dict[str, Any]:
         compute_roof=compute_roof,
         best_benchmarks=(best or {}).get("report__benchmarks") if best else None,
         is_best=bool(best and best["public_id"] == submission.public_id),
+        language=submission.language,
     )
-    if submission.verdict == Verdict.ACCEPTED and submission.mode == Mode.SUBMIT and submission.score_us:
+    # Only a ranked run takes a rank: an unranked one (a CPU host's) is listed without rank words.
+    if (
+        submission.ranked
+        and submission.verdict == Verdict.ACCEPTED
+        and submission.mode == Mode.SUBMIT
+        and submission.score_us
+    ):
         view.rank, view.rank_tied = boards.rank_of(
             submission.problem, submission.gpu_model, submission.public_id, submission.score_us, submission.owner_id
         )
     view.board_url = reverse("leaderboards:board", args=[submission.problem.slug]) + f"?gpu={submission.gpu_model}"
-    context.update({"view": view, "best": best})
+    context.update({"view": view, "best": best, "tie_min_samples": TIE_MIN_SAMPLES})
     return context
 
 

@@ -22,9 +22,7 @@ register.filter("bytesize", units.bytes_size)
 register.filter("sizes", units.sizes)
 
 
-@register.filter
-def tflops(value: float | None) -> str:
-    return units.flops_rate(None if value is None else value * 1e12)
+register.filter("tflops", units.tflops_rate)
 
 
 @register.filter
@@ -54,3 +52,10 @@ def join_names(tensors: Any) -> str:
 
 
 register.filter("flops_rate", units.flops_rate)
+
+
+@register.filter
+def plural(value: int, words: str) -> str:
+    """{{ n|plural:"entry,entries" }} -> "1 entry", "3 entries"."""
+    singular, _, many = words.partition(",")
+    return units.plural(int(value or 0), singular, many or None)
