@@ -2,6 +2,9 @@
 # Gridstride's two commands:
 #   ./gs start   install what is missing, migrate, sync problems, create the demo account, serve
 #                http://127.0.0.1:8000 with a judge worker (GPU when present, else CPU, unranked)
+#                the way a deployment does: DEBUG off, gunicorn, static files through WhiteNoise,
+#                the site's own error pages, a secret key generated once and kept in var/secret_key
+#   ./gs start --dev   the same with DEBUG on and Django's autoreloading development server
 #   ./gs test    run the whole test suite (linters, web tests, judge and sandbox tests)
 # Both are idempotent; a second run skips installs whose requirements did not change.
 set -euo pipefail
@@ -50,31 +53,67 @@ setup_judge() {
 web() { "$ROOT/.venv/web/bin/python" "$@"; }
 
 PIDS=()
+DEV_SERVER=""
 stop_all() {  # TERM every process ./gs start launched, then KILL what is left after 10 s
   trap - INT TERM EXIT
   echo; echo "gs: stopping…" >&2
   [[ ${#PIDS[@]} -gt 0 ]] || return 0
+  # The autoreloader serves from a child process of its own: stop that child too.
+  [[ -z "$DEV_SERVER" ]] || pkill -TERM -P "$DEV_SERVER" 2>/dev/null || true
   kill -TERM "${PIDS[@]}" 2>/dev/null || true
   for _ in $(seq 100); do kill -0 "${PIDS[@]}" 2>/dev/null || break; sleep 0.1; done
   kill -KILL "${PIDS[@]}" 2>/dev/null || true
   wait "${PIDS[@]}" 2>/dev/null || true
 }
 
+ensure_secret_key() {  # a local key, made once and kept private under var/ (never in the tree)
+  local var="${GRIDSTRIDE_VAR_DIR:-$ROOT/var}" key
+  key="$var/secret_key"
+  mkdir -p "$var"
+  if [[ ! -s "$key" ]]; then
+    (umask 077; web -c 'import secrets; print(secrets.token_urlsafe(50))' > "$key")
+  fi
+  export SECRET_KEY_FILE="$key"
+}
+
 cmd_start() {
+  local dev=0
+  case "${1:-}" in
+    --dev) dev=1; shift ;;
+    "") ;;
+    *) echo "usage: ./gs start [--dev]" >&2; exit 2 ;;
+  esac
   setup_web; setup_judge
-  export DEBUG="${DEBUG:-1}"
+  if (( dev )); then
+    export DEBUG=1
+  else
+    export DEBUG=0
+    [[ -n "${SECRET_KEY:-}" || -n "${SECRET_KEY_FILE:-}" ]] || ensure_secret_key
+    export ALLOWED_HOSTS="${ALLOWED_HOSTS:-127.0.0.1,localhost}"
+    # Plain HTTP on this machine: cookies marked Secure would not come back over http://.
+    export SECURE_COOKIES="${SECURE_COOKIES:-0}"
+  fi
   web manage.py migrate --no-input -v0
   web manage.py sync_problems
   web manage.py ensure_demo_user
+  (( dev )) || web manage.py collectstatic --no-input -v0
   trap stop_all INT TERM EXIT
   (cd platform && exec "$ROOT/.venv/web/bin/celery" -A gridstride worker -Q web -B --concurrency 1 --loglevel WARNING \
       --schedule "${GRIDSTRIDE_VAR_DIR:-$ROOT/var}/celerybeat-schedule") &
   PIDS+=($!)
   "$JUDGE_PY" -m judge worker &
   PIDS+=($!)
-  echo "gs: serving http://127.0.0.1:${PORT:-8000}  (Ctrl-C stops everything)" >&2
-  # Started directly (not through the `web` function) so the pid is the server's own.
-  "$ROOT/.venv/web/bin/python" manage.py runserver "127.0.0.1:${PORT:-8000}" --noreload &
+  local addr="127.0.0.1:${PORT:-8000}"
+  if (( dev )); then
+    echo "gs: serving http://$addr in development mode (DEBUG on, reloads on code changes; Ctrl-C stops everything)" >&2
+    # Started directly (not through the `web` function) so the pid is the server's own.
+    "$ROOT/.venv/web/bin/python" manage.py runserver "$addr" &
+    DEV_SERVER=$!
+  else
+    echo "gs: serving http://$addr as a deployment does (DEBUG off; ./gs start --dev for development; Ctrl-C stops everything)" >&2
+    "$ROOT/.venv/web/bin/gunicorn" --chdir platform --pythonpath "$ROOT" --bind "$addr" --workers 2 --threads 4 \
+        --access-logfile - --error-logfile - gridstride.wsgi &
+  fi
   PIDS+=($!)
   wait -n "${PIDS[@]}" || true
 }
@@ -97,5 +136,5 @@ cmd_test() {
 case "${1:-}" in
   start) shift; cmd_start "$@" ;;
   test) shift; cmd_test "$@" ;;
-  *) echo "usage: ./gs start | ./gs test [pytest args]" >&2; exit 2 ;;
+  *) echo "usage: ./gs start [--dev] | ./gs test [pytest args]" >&2; exit 2 ;;
 esac

@@ -120,6 +120,8 @@ STATIC_URL = "static/"
 STATIC_ROOT = VAR_DIR / "static"
 STATIC_ROOT.mkdir(exist_ok=True)  # WhiteNoise warns on every request when it is missing
 STATICFILES_DIRS = [BASE_DIR / "static"]
+# Files a browser asks for at the root (/favicon.ico), served by WhiteNoise like the static files.
+WHITENOISE_ROOT = BASE_DIR / "public"
 
 # Django 6.1 mailers: console in development, SMTP from the environment in production.
 _SMTP_OPTIONS = {

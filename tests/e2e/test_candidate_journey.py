@@ -130,7 +130,7 @@ def test_a_new_candidate_goes_from_sign_up_to_the_leaderboard(stack: Stack, page
     page.wait_for_selector("[data-testid=report]")
     assert page.query_selector("[data-testid=source]")
     shot(page, artifacts, "06-submission-page", full=True)
-    page.click("[data-testid=rank]")
+    page.click("[data-testid=board-link]")
     page.wait_for_selector("[data-testid=leaderboard]")
     assert "Unranked practice runs" in page.inner_text("[data-testid=unranked-heading]")
     mine = page.inner_text("[data-testid=my-row]")

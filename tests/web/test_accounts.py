@@ -107,12 +107,18 @@ def test_others_see_only_public_submissions_on_a_profile(client: Client) -> None
 def test_tokens_are_created_shown_once_listed_by_prefix_and_revocable(client: Client) -> None:
     make_user("ada")
     client.login(username="ada", password=PASSWORD)
-    response = client.post("/accounts/tokens/", {"name": "laptop"})
+    # Post, redirect, get: the POST answers with a redirect; the page it leads to shows the token.
+    posted = client.post("/accounts/tokens/", {"name": "laptop"})
+    assert posted.status_code == 302 and posted["Location"] == "/accounts/tokens/"
+    response = client.get("/accounts/tokens/")
     html = response.content.decode()
-    token = re.search(r"<code>(gs_[\w-]+)</code>", html)
+    token = re.search(r'<code id="new-token-value">(gs_[\w-]+)</code>', html)
     assert token, html
+    assert 'data-testid="copy-token"' in html and 'data-copy="#new-token-value"' in html
     assert response["Cache-Control"] == "no-store"
+    # Shown once: a reload neither shows it again nor makes a second token.
     listing = client.get("/accounts/tokens/").content.decode()
+    assert Token.objects.count() == 1
     assert token.group(1) not in listing and "laptop" in listing
     row = Token.objects.get()
     assert row.prefix in listing

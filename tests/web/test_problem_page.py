@@ -96,3 +96,24 @@ def test_a_form_post_without_javascript_works(client: Client, monkeypatch: pytes
         "/submissions/new/", {"problem": "softmax", "language": "triton", "source": "x = 1", "mode": "run"}
     )
     assert response.status_code == 302 and response["Location"].startswith("/submissions/")
+
+
+@pytest.mark.parametrize("slug", ["softmax", "paged_attention", "vector_add"])
+def test_interface_and_benchmarks_appear_once_with_the_statements_prose_inside(client: Client, slug: str) -> None:
+    problems()
+    html = client.get(f"/problems/{slug}/").content.decode()
+    statement = html[html.index('class="pane statement-pane"') : html.index('id="divider"')]
+    assert len(re.findall(r"<h2[^>]*>Interface</h2>", statement)) == 1
+    assert len(re.findall(r"<h2[^>]*>Benchmarks", statement)) == 1
+    interface = statement[statement.index('id="interface"') : statement.index('id="benchmarks"')]
+    assert "solve(" in interface and 'class="interface"' in interface
+    assert "<h2>Hints</h2>" in statement or "Hints" in statement
+
+
+def test_the_statement_splits_at_its_level_two_headings() -> None:
+    from gridstride.catalog.views import split_statement
+
+    parts = split_statement("Intro.\n\n## Interface\n\nargs\n\n## Hints\n\n- h\n\n## Benchmarks\n\nshapes\n")
+    assert parts["intro"].strip() == "Intro."
+    assert parts["Interface"].strip() == "args" and parts["Benchmarks"].strip() == "shapes"
+    assert parts["rest"].strip() == "## Hints\n\n- h"

@@ -64,17 +64,24 @@ def profile(request: HttpRequest, username: str) -> HttpResponse:
     return render(request, "accounts/profile.html", context)
 
 
+# The session key that carries a just-created token across the redirect, read (and dropped) once.
+_NEW_TOKEN = "new_api_token"
+
+
 @login_required
 def tokens(request: HttpRequest) -> HttpResponse:
+    """Post, redirect, get: creating a token redirects here, which shows it once; a reload (or the
+    back button) neither re-creates it nor shows it again."""
     form = TokenForm(request.POST or None)
-    new_token = None
     if request.method == "POST" and form.is_valid():
         try:
-            _, new_token = issue_token(cast(User, request.user), form.cleaned_data["name"])
+            _, raw = issue_token(cast(User, request.user), form.cleaned_data["name"])
         except TokenRefused as exc:
             form.add_error(None, str(exc))
         else:
-            form = TokenForm()
+            request.session[_NEW_TOKEN] = raw
+            return redirect("accounts:tokens")
+    new_token = request.session.pop(_NEW_TOKEN, None) if request.method == "GET" else None
     listing = Token.objects.filter(user=cast(User, request.user)).order_by("revoked_at", "-created_at")
     response = render(
         request,

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+import logging
 import re
 import uuid
 from typing import Any
 
 from django.conf import settings
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse
 from django.urls import reverse
-from ninja import NinjaAPI
+from ninja import NinjaAPI, Swagger
 
 from gridstride.api import schemas
 from gridstride.api.auth import TokenAuth, optional_user
@@ -21,6 +22,13 @@ from gridstride.submissions import actions as pipeline
 from gridstride.submissions.models import Status, Submission
 from gridstride.submissions.views import report_context, status_payload
 
+
+class SiteSwagger(Swagger):
+    """The interactive reference inside the site's header, with a word for readers without JavaScript."""
+
+    template = "api/docs.html"
+
+
 api = NinjaAPI(
     title="Gridstride API",
     version="1",
@@ -29,9 +37,19 @@ api = NinjaAPI(
         "`Authorization: Bearer <token>`; create tokens on your account's Tokens page."
     ),
     urls_namespace="api",
+    docs=SiteSwagger(),
 )
 token_auth = TokenAuth()
 api.add_router("/contests", "gridstride.contests.api.router")
+logger = logging.getLogger(__name__)
+
+
+@api.exception_handler(Exception)
+def internal_error(request: HttpRequest, exc: Exception) -> HttpResponse:
+    """Any failure the API did not answer itself: logged with its traceback here, answered as
+    one JSON line (never the traceback, whatever DEBUG says: it names host paths)."""
+    logger.exception("API request %s %s failed", request.method, request.path)
+    return api.create_response(request, {"detail": "The server failed on this request; it was logged."}, status=500)
 
 
 def _problem_out(p: Problem) -> dict[str, Any]:

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import re
 from itertools import groupby
 from typing import Any
 
@@ -100,16 +101,42 @@ def _benchmark_rows(spec: dict[str, Any]) -> list[dict[str, Any]]:
 
 # Rendered statements, keyed by the text itself: Markdown + sanitizing cost ~5 ms a page view and
 # a statement rarely changes (hashing it costs microseconds).
-_STATEMENTS: dict[tuple[int, int], str] = {}
+_STATEMENTS: dict[tuple[int, int], dict[str, str]] = {}
 
 
-def statement_html(version: ProblemVersion) -> str:
+# Statement sections the page shows once, beside the tables generated from problem.toml.
+MERGED_SECTIONS = ("Interface", "Benchmarks")
+_HEADING = re.compile(r"^## +(.+?)\s*$", re.M)
+
+
+def split_statement(text: str) -> dict[str, str]:
+    """The statement's Markdown cut at its level-2 headings: "intro" (the part before the first), one
+    entry per merged section (its prose, without the heading), and "rest" (every other section,
+    headings kept, in their order)."""
+    parts = {"intro": "", "rest": "", **{name: "" for name in MERGED_SECTIONS}}
+    matches = list(_HEADING.finditer(text))
+    parts["intro"] = text[: matches[0].start()] if matches else text
+    for i, m in enumerate(matches):
+        end = matches[i + 1].start() if i + 1 < len(matches) else len(text)
+        title = m.group(1).strip()
+        if title in MERGED_SECTIONS:
+            parts[title] += text[m.end() : end]
+        else:
+            parts["rest"] += text[m.start() : end]
+    return parts
+
+
+def statement_html(version: ProblemVersion) -> dict[str, str]:
+    """The statement's sections as sanitized HTML (keys as split_statement's)."""
     key = (version.pk, hash(version.statement))
     html = _STATEMENTS.get(key)
     if html is None:
         if len(_STATEMENTS) > 256:
             _STATEMENTS.clear()
-        html = _STATEMENTS[key] = render_markdown(version.statement)
+        html = _STATEMENTS[key] = {
+            name: render_markdown(part) if part.strip() else ""
+            for name, part in split_statement(version.statement).items()
+        }
     return html
 
 
@@ -142,7 +169,7 @@ def problem_detail(request: HttpRequest, slug: str) -> HttpResponse:
         "problem": problem,
         "version": version,
         "spec": spec,
-        "statement_html": statement_html(version) if version else "",
+        "statement": statement_html(version) if version else {},
         "starters": starters,
         "languages": workspace["languages"],
         "gpus": workspace["gpus"],

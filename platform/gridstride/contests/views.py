@@ -212,7 +212,7 @@ def problem(request: HttpRequest, slug: str, label: str) -> HttpResponse:
         "problem": p,
         "version": version,
         "spec": spec,
-        "statement_html": statement_html(version) if version else "",
+        "statement": statement_html(version) if version else {},
         "starters": starters,
         "languages": workspace["languages"],
         "gpus": contest.gpu_models,

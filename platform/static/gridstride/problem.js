@@ -46,7 +46,11 @@
   }
 
   var saveTimer = null;
+  // True while the page itself replaces the text (a language switch, Reset): that is no edit, so
+  // it neither saves a draft nor says "draft saved".
+  var replacing = false;
   function saveDraft(text) {
+    if (replacing) return;
     clearTimeout(saveTimer);
     saveState.textContent = "editing…";
     saveTimer = setTimeout(function () {
@@ -80,10 +84,15 @@
     vimBox.disabled = true;
   }
   var getText = function () { return editor ? editor.getValue() : textarea.value; };
-  var setText = function (text) { if (editor) editor.setValue(text); else textarea.value = text; };
+  var setText = function (text) {
+    replacing = true;
+    try { if (editor) editor.setValue(text); else textarea.value = text; } finally { replacing = false; }
+  };
 
   languageSelect.addEventListener("change", function () {
-    store.set(draftKey(lang), getText());
+    clearTimeout(saveTimer);
+    // Keep the text as a draft only if it was edited (not the untouched starter).
+    if (getText() !== (data.starters[lang] || "")) store.set(draftKey(lang), getText());
     lang = languageSelect.value;
     store.set(key("lang:" + data.slug), lang);
     setText(initialText(lang));
