@@ -284,12 +284,18 @@ def main() -> int:
                     except Exception as exc:  # the gate is a candidate; its failure is a finding
                         row["gate"] = {"error": f"{type(exc).__name__}: {exc}"}
                 rows.append(row)
+                if args.out:  # after every shape: a run cut short keeps what it measured
+                    Path(args.out).write_text(json.dumps(rows, indent=1))
                 print(f"  {slug} {case.name}: done at {time.monotonic() - began:.0f} s", flush=True)
+                print_rows([row])
     finally:
         parent.close()
-    if args.out:
-        Path(args.out).write_text(json.dumps(rows, indent=1))
     print("\nforger caught? per factor f (claims = honest / f); shave = most shaved unseen")
+    print_rows(rows)
+    return 0
+
+
+def print_rows(rows: list[dict[str, Any]]) -> None:
     print(
         f"{'problem':<16} {'shape':<12} {'cand':<6} {'honest us':>10} {'gap':>8} {'cal gap':>8} {'allow':>8}  "
         + " ".join(f"{f:>6}" for f in FACTORS)
@@ -307,9 +313,9 @@ def main() -> int:
             honest_flag = " HONEST FLAGGED" if v["caught"]["1.0"] else ""
             print(
                 f"{row['problem']:<16} {row['shape']:<12} {cand:<6} {v['honest_median_us']:>10.1f} {v['gap_median_us']:>8.1f} "
-                f"{v['cal_gap_us']:>8.1f} {v['allowance_us']:>8.1f}  {marks}  {v['shave_unseen_pct']}%{honest_flag}"
+                f"{v['cal_gap_us']:>8.1f} {v['allowance_us']:>8.1f}  {marks}  {v['shave_unseen_pct']}%{honest_flag}",
+                flush=True,
             )
-    return 0
 
 
 if __name__ == "__main__":
