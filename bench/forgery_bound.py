@@ -69,6 +69,7 @@ def child_main(in_fd: int, out_fd: int) -> None:
     from judge import spec as specmod
 
     torch.cuda.init()
+    torch.empty(1, device="cuda")  # the context, current before the driver's IPC calls
     lib = driver()
     setup = recv(in_fd)
     flags = open_shared(lib, torch, setup["flags"], "<i4")
