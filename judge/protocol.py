@@ -16,6 +16,13 @@ from dataclasses import asdict, dataclass, field, fields
 from typing import Any, TypeVar
 
 PROTOCOL_VERSION = 1
+# A job of version 2 carries a participant's variation (participant_seed, hidden_benchmarks); a
+# judge that predates it refuses the job instead of judging it without them.
+JOB_VERSION_PARTICIPANT = 2
+JOB_VERSIONS = (PROTOCOL_VERSION, JOB_VERSION_PARTICIPANT)
+# Hidden shapes are named HIDDEN_PREFIX + k (judge/spec.py keeps public case names apart).
+HIDDEN_PREFIX = "hidden-"
+MAX_HIDDEN_BENCHMARKS = 8
 
 MODES = ("test", "benchmark", "profile")
 STAGES = ("queued", "compiling", "testing", "benchmarking", "profiling", "done")
@@ -122,6 +129,12 @@ class JudgeJob:
     seed: int = 0
     # The problem content hash the site expects; a worker with another version refuses.
     content_hash: str = ""
+    # An assessment candidate's or contest participant's own secret (version 2). The judge's parent
+    # mixes it with its secret into every input seed; it never reaches the child or a page.
+    participant_seed: int = 0
+    # Shapes judged after the public benchmarks, drawn per participant by the site:
+    # [{"name": "hidden-1", "sizes": {"n": 1234567}}, ...] (version 2; docs/assessments.md).
+    hidden_benchmarks: list[dict[str, Any]] = field(default_factory=list)
     version: int = PROTOCOL_VERSION
 
     def validate(self) -> None:
@@ -131,8 +144,25 @@ class JudgeJob:
             value = getattr(self, name)
             if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
                 raise ProtocolError(f"the job's {name} is a {type(value).__name__}, not a {kind.__name__}")
-        if self.version != PROTOCOL_VERSION:
+        if self.version not in JOB_VERSIONS:
             raise ProtocolError(f"unsupported job version {self.version}")
+        if self.version < JOB_VERSION_PARTICIPANT and (self.participant_seed or self.hidden_benchmarks):
+            raise ProtocolError(f"participant fields need job version {JOB_VERSION_PARTICIPANT}")
+        if not 0 <= self.participant_seed < 1 << 63:
+            raise ProtocolError("participant_seed must be an int in [0, 2**63)")
+        if len(self.hidden_benchmarks) > MAX_HIDDEN_BENCHMARKS:
+            raise ProtocolError(f"hidden_benchmarks must be a list of at most {MAX_HIDDEN_BENCHMARKS} shapes")
+        names = set()
+        for shape in self.hidden_benchmarks:
+            name = shape.get("name") if isinstance(shape, dict) else None
+            sizes = shape.get("sizes") if isinstance(shape, dict) else None
+            if not isinstance(name, str) or not name.startswith(HIDDEN_PREFIX) or name in names:
+                raise ProtocolError(f"hidden shape names must be unique and start with {HIDDEN_PREFIX!r}")
+            names.add(name)
+            if not isinstance(sizes, dict) or not all(
+                isinstance(k, str) and type(v) is int and v > 0 for k, v in sizes.items()
+            ):
+                raise ProtocolError(f"hidden shape {name!r}: sizes must map names to positive ints")
         if self.mode not in MODES:
             raise ProtocolError(f"unknown mode {self.mode!r}")
         fault = source_text_fault(self.source)
@@ -168,6 +198,8 @@ _JOB_TYPES: dict[str, type] = {
     "mode": str,
     "seed": int,
     "content_hash": str,
+    "participant_seed": int,
+    "hidden_benchmarks": list,
     "version": int,
 }
 

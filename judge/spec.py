@@ -18,6 +18,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+# Shapes drawn per participant from [[hidden_benchmarks]] templates are named HIDDEN_PREFIX + k;
+# public case names may not start with it, so a report's hidden rows are known.
+from judge.protocol import HIDDEN_PREFIX
+
 REPO_ROOT = Path(__file__).resolve().parent.parent
 PROBLEMS_DIR = REPO_ROOT / "problems"
 REFERENCE_DIR = REPO_ROOT / "reference_kernels"
@@ -150,6 +154,29 @@ class Case:
 
 
 @dataclass(frozen=True)
+class SizeRange:
+    """One size of a hidden-shape template: lo, lo + step, ..., hi (a fixed size has lo == hi)."""
+
+    lo: int
+    hi: int
+    step: int = 1
+
+    def values(self) -> int:
+        return (self.hi - self.lo) // self.step + 1
+
+
+@dataclass(frozen=True)
+class ShapeTemplate:
+    """A [[hidden_benchmarks]] entry: the range each size is drawn from, per participant, by the
+    site (gridstride.lib.variation). `cpu_sizes` are the ranges for CPU judges (small shapes);
+    without them a CPU judging gets no shape from this template."""
+
+    name: str
+    sizes: dict[str, SizeRange]
+    cpu_sizes: dict[str, SizeRange] | None = None
+
+
+@dataclass(frozen=True)
 class Limits:
     compile_seconds: int = 60
     test_seconds: int = 120
@@ -211,6 +238,9 @@ class ProblemSpec:
     starters: dict[str, str] = field(compare=False, default_factory=dict)
     content_hash: str = ""
     ranking_hash: str = ""
+    # Hidden problems are never listed or shown publicly; only assessments and contests use them.
+    hidden: bool = False
+    hidden_benchmarks: tuple[ShapeTemplate, ...] = ()
 
     @property
     def reference_dir(self) -> Path:
@@ -311,6 +341,48 @@ def _cases(r: _Reader, data: dict[str, Any], key: str, sizes: tuple[str, ...]) -
     return tuple(cases)
 
 
+def _size_range(r: _Reader, where: str, size: str, raw: Any) -> SizeRange:
+    if isinstance(raw, int) and not isinstance(raw, bool):
+        raw = [raw, raw]
+    if (
+        not isinstance(raw, list)
+        or len(raw) not in (2, 3)
+        or not all(isinstance(v, int) and not isinstance(v, bool) for v in raw)
+    ):
+        raise r.fail(f"{where}: size {size!r} must be an int or [lo, hi] or [lo, hi, step]", where)
+    lo, hi, step = raw[0], raw[1], raw[2] if len(raw) == 3 else 1
+    if lo < 1 or hi < lo or step < 1 or (hi - lo) % step:
+        raise r.fail(f"{where}: size {size!r} needs 1 <= lo <= hi and hi - lo a multiple of step", where)
+    return SizeRange(lo, hi, step)
+
+
+def _templates(
+    r: _Reader, data: dict[str, Any], sizes: tuple[str, ...], tensors: tuple[TensorSpec, ...]
+) -> tuple[ShapeTemplate, ...]:
+    templates = []
+    for i, raw in enumerate(data.get("hidden_benchmarks", [])):
+        name = raw.get("name", f"template-{i + 1}") if isinstance(raw, dict) else f"template-{i + 1}"
+        where = f"[[hidden_benchmarks]] {name!r}"
+        ranges: list[dict[str, SizeRange] | None] = []
+        for key in ("sizes", "cpu_sizes"):
+            if key == "cpu_sizes" and key not in raw:
+                ranges.append(None)
+                continue
+            values = r.get(raw, key, dict)
+            if set(values) != set(sizes):
+                raise r.fail(f"{where}: {key} must give each of {list(sizes)}", name)
+            table = {k: _size_range(r, where, k, v) for k, v in values.items()}
+            # Every tensor must have a positive shape at both corners of the ranges.
+            for corner in ({k: v.lo for k, v in table.items()}, {k: v.hi for k, v in table.items()}):
+                for t in tensors:
+                    if any(d < 1 for d in t.concrete_shape(corner)):
+                        raise r.fail(f"{where}: tensor {t.name!r} is empty at sizes {corner}", name)
+            ranges.append(table)
+        assert ranges[0] is not None
+        templates.append(ShapeTemplate(name=name, sizes=ranges[0], cpu_sizes=ranges[1]))
+    return tuple(templates)
+
+
 def load_problem(directory: Path) -> ProblemSpec:
     """Load and validate one problem directory; raises ProblemError."""
     path = directory / "problem.toml"
@@ -379,6 +451,11 @@ def load_problem(directory: Path) -> ProblemSpec:
     cpu_benchmarks = _cases(r, data, "cpu_benchmarks", sizes)
     if not tests or not benchmarks:
         raise r.fail("a problem needs at least one [[tests]] and one [[benchmarks]] case")
+    for case in tests + benchmarks + cpu_benchmarks:
+        if case.name.startswith(HIDDEN_PREFIX):
+            raise r.fail(f"case {case.name!r}: names starting {HIDDEN_PREFIX!r} are kept for hidden shapes", case.name)
+    hidden = r.get(data, "hidden", bool, False)
+    hidden_benchmarks = _templates(r, data, sizes, inputs + outputs)
 
     solutions = []
     for raw in data.get("solutions", []):
@@ -451,6 +528,8 @@ def load_problem(directory: Path) -> ProblemSpec:
         starters=starters,
         content_hash=content,
         ranking_hash=ranking,
+        hidden=hidden,
+        hidden_benchmarks=hidden_benchmarks,
     )
 
 

@@ -8,13 +8,15 @@ from django.contrib.auth.models import User
 from django.db.models import Count, F, Q, Window
 from django.db.models.functions import RowNumber
 
-from gridstride.submissions.models import Mode, Status, Submission, Verdict
+from gridstride.submissions.models import Context, Mode, Status, Submission, Verdict
 
 
 def best_results(user: User) -> list[dict[str, Any]]:
     """The user's best accepted full judging per problem x GPU (one query)."""
     rows = (
-        Submission.objects.filter(owner=user, status=Status.DONE, verdict=Verdict.ACCEPTED, mode=Mode.SUBMIT)
+        Submission.objects.filter(
+            owner=user, context=Context.PRACTICE, status=Status.DONE, verdict=Verdict.ACCEPTED, mode=Mode.SUBMIT
+        )
         .annotate(
             best_row=Window(
                 RowNumber(),
@@ -43,7 +45,7 @@ def best_results(user: User) -> list[dict[str, Any]]:
 def problem_stats(user: User) -> dict[int, dict[str, int]]:
     """problem id -> {"attempts": n, "solved": n accepted full judgings} (one query)."""
     rows = (
-        Submission.objects.filter(owner=user)
+        Submission.objects.filter(owner=user, context=Context.PRACTICE)
         .order_by()
         .values("problem_id")
         .annotate(
@@ -55,7 +57,12 @@ def problem_stats(user: User) -> dict[int, dict[str, int]]:
 
 
 def recent_submissions(user: User, *, public_only: bool, limit: int = 20) -> list[Submission]:
-    qs = Submission.objects.filter(owner=user).select_related("problem").defer("source", "report", "problem__tags")
+    # A profile shows practice only: what someone did in an assessment belongs to that organization.
+    qs = (
+        Submission.objects.filter(owner=user, context=Context.PRACTICE)
+        .select_related("problem")
+        .defer("source", "report", "problem__tags")
+    )
     if public_only:
         qs = qs.filter(is_public=True)
     return list(qs.order_by("-created_at")[:limit])

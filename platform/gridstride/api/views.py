@@ -20,7 +20,7 @@ from gridstride.leaderboards import queries as boards
 from gridstride.pages import figures, units
 from gridstride.submissions import actions as pipeline
 from gridstride.submissions.models import Status, Submission
-from gridstride.submissions.views import report_context, status_payload
+from gridstride.submissions.views import report_context, shown_report, status_payload
 
 
 class SiteSwagger(Swagger):
@@ -66,7 +66,7 @@ def _problem_out(p: Problem) -> dict[str, Any]:
 
 @api.get("/problems", response=list[schemas.ProblemOut], tags=["problems"], summary="List problems")
 def list_problems(request: HttpRequest) -> list[dict[str, Any]]:
-    problems = Problem.objects.filter(is_active=True).only(
+    problems = Problem.objects.public().only(
         "slug", "title", "track", "difficulty", "tags", "languages", "order"
     )
     return [_problem_out(p) for p in in_learning_order(problems)]
@@ -79,7 +79,7 @@ def list_problems(request: HttpRequest) -> list[dict[str, Any]]:
     summary="A problem with its statement, interface and starters",
 )
 def problem_detail(request: HttpRequest, slug: str) -> Any:
-    problem = Problem.objects.select_related("current_version").filter(slug=slug, is_active=True).first()
+    problem = Problem.objects.public().select_related("current_version").filter(slug=slug).first()
     if problem is None:
         return 404, {"detail": f"No problem {slug!r} (`gridstride problems` lists them)."}
     version = problem.current_version
@@ -109,7 +109,7 @@ def problem_detail(request: HttpRequest, slug: str) -> Any:
     summary="Run (correctness cases) or submit (full judging) a solution",
 )
 def submit(request: HttpRequest, payload: schemas.SubmitIn) -> Any:
-    problem = Problem.objects.filter(slug=payload.problem, is_active=True).first()
+    problem = Problem.objects.public().filter(slug=payload.problem).first()
     if problem is None:
         return 404, {"detail": f"No problem {payload.problem!r}."}
     try:
@@ -190,7 +190,7 @@ def submission_detail(request: HttpRequest, submission_id: str) -> Any:
         "is_public": submission.is_public,
         "created_at": submission.created_at,
         "source": submission.source,
-        "report": submission.report if submission.status == Status.DONE else None,
+        "report": shown_report(submission) if submission.status == Status.DONE else None,
     }
 
 
@@ -282,7 +282,7 @@ def leaderboard(
     window: str = "all",
     limit: int = 100,
 ) -> Any:
-    problem = Problem.objects.select_related("current_version").filter(slug=slug, is_active=True).first()
+    problem = Problem.objects.public().select_related("current_version").filter(slug=slug).first()
     if problem is None:
         return 404, {"detail": f"No problem {slug!r} (`gridstride problems` lists them)."}
     gpu = gpu or settings.JUDGE_DEFAULT_GPU

@@ -60,6 +60,7 @@ def sync_problems(root: Path | None = None) -> SyncReport:
             "tags": list(s.tags),
             "languages": list(s.languages),
             "is_active": True,
+            "is_hidden": s.hidden,
             "current_version_id": version.pk,
         }
         changed = any(getattr(problem, k) != v for k, v in fields.items())

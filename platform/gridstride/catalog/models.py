@@ -5,6 +5,13 @@ from __future__ import annotations
 from django.db import models
 
 
+class ProblemQuerySet(models.QuerySet["Problem"]):
+    def public(self) -> ProblemQuerySet:
+        """What anyone may see and practise: active and not hidden. Hidden problems are reached only
+        through an assessment or contest the viewer belongs to (docs/assessments.md)."""
+        return self.filter(is_active=True, is_hidden=False)
+
+
 class Problem(models.Model):
     slug = models.SlugField(max_length=48, unique=True)
     title = models.CharField(max_length=200)
@@ -15,11 +22,15 @@ class Problem(models.Model):
     languages = models.JSONField(default=list)
     # False once the problem's directory disappears: old submissions keep their problem.
     is_active = models.BooleanField(default=True)
+    # problem.toml's `hidden = true`: never in the public catalog, leaderboards, API or profiles.
+    is_hidden = models.BooleanField(default=False)
     current_version = models.ForeignKey(
         "catalog.ProblemVersion", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
+
+    objects = ProblemQuerySet.as_manager()
 
     class Meta:
         ordering = ["track", "order", "slug"]

@@ -35,6 +35,7 @@ def best_sol_by_problem() -> dict[int, float]:
             ranked=True,
             language=ALL_LANGUAGES,
             problem__is_active=True,
+            problem__is_hidden=False,
             ranking_hash=F("problem__current_version__ranking_hash"),
         )
         .order_by()
@@ -46,7 +47,7 @@ def best_sol_by_problem() -> dict[int, float]:
 
 def problem_list(request: HttpRequest) -> HttpResponse:
     problems = list(
-        Problem.objects.filter(is_active=True)
+        Problem.objects.public()
         .only("slug", "title", "track", "difficulty", "order", "tags", "languages")
         .order_by("order", "slug")
     )
@@ -141,7 +142,7 @@ def statement_html(version: ProblemVersion) -> dict[str, str]:
 
 
 def problem_detail(request: HttpRequest, slug: str) -> HttpResponse:
-    problem = get_object_or_404(Problem.objects.select_related("current_version"), slug=slug, is_active=True)
+    problem = get_object_or_404(Problem.objects.public().select_related("current_version"), slug=slug)
     version = problem.current_version
     spec = version.spec if version else {}
     starters = version.starters if version else {}

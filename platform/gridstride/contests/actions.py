@@ -273,6 +273,7 @@ def submit(
                 context=Context.CONTEST,
                 context_key=contest.slug,
                 gpu_model=gpu_model,
+                allow_hidden=True,  # the contest's own problem (hidden ones are for contests and assessments)
             )
         except pipeline.SubmissionRefused as exc:
             raise ContestError(exc.message) from None
@@ -371,6 +372,7 @@ def _create_final_run(contest: Contest, participant_id: int, problem_id: int, gp
                 gpu_model=gpu,
                 priority=PRIORITY["rejudge"],
                 rate_limited=False,
+                allow_hidden=True,
             )
             Entry.objects.create(contest=contest, participant_id=participant_id, submission=rerun, kind=EntryKind.FINAL)
             FinalRun.objects.filter(pk=final_run.pk).update(rerun=rerun)

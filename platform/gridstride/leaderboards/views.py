@@ -120,10 +120,12 @@ def board_params(request: HttpRequest, problem: Problem) -> tuple[str, str | Non
 
 def board(request: HttpRequest, slug: str) -> HttpResponse:
     # Only the ranking hash of the version: not its statement, spec and starters.
-    problems = Problem.objects.select_related("current_version").defer(
-        "current_version__statement", "current_version__spec", "current_version__starters"
+    problems = (
+        Problem.objects.public()
+        .select_related("current_version")
+        .defer("current_version__statement", "current_version__spec", "current_version__starters")
     )
-    problem = get_object_or_404(problems, slug=slug, is_active=True)
+    problem = get_object_or_404(problems, slug=slug)
     gpu, language, window, gpus = board_params(request, problem)
     result = queries.build_board(problem, gpu, language, window, viewer=request.user, limit=PAGE)
     result.gpu_models = gpus
@@ -142,5 +144,5 @@ def board(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 def index(request: HttpRequest) -> HttpResponse:
-    problems = Problem.objects.filter(is_active=True).only("slug", "title", "track", "difficulty", "order")
+    problems = Problem.objects.public().only("slug", "title", "track", "difficulty", "order")
     return render(request, "leaderboards/index.html", {"problems": in_learning_order(problems)})

@@ -153,6 +153,8 @@ class ReportView:
     board_url: str = ""
     timeline: list[TimelineRow] = field(default_factory=list)
     failures_total: int = 0
+    # Shapes judged but not shown here (an assessment's or contest's hidden shapes).
+    hidden_shapes: int = 0
 
 
 def _tolerance_text(tol: dict[str, Any]) -> str:
@@ -461,6 +463,7 @@ def build(
         chart_points=points,
         gpu_name=_gpu_name(system, gpu_model),
         timeline=_timeline(system.get("timeline_s")),
+        hidden_shapes=int(report.get("hidden_shapes") or 0),
     )
 
 

@@ -70,18 +70,25 @@ def create_submission(
     context_key: str = "",
     priority: int | None = None,
     rate_limited: bool = True,
+    variation: dict[str, Any] | None = None,
+    allow_hidden: bool = False,
 ) -> Submission:
     """Store a submission and queue its judging. Raises SubmissionRefused with a clear message.
 
     `priority` overrides the context's (a contest's final re-run queues as a rejudge);
-    `rate_limited=False` is for submissions the site itself makes on a user's behalf."""
+    `rate_limited=False` is for submissions the site itself makes on a user's behalf;
+    `variation` is a participant's judging variation (gridstride.lib.variation.job_fields);
+    `allow_hidden` is for callers that checked the user may use a hidden problem (an assessment
+    or contest they belong to)."""
     if isinstance(problem, str):
         found = Problem.objects.filter(slug=problem).first()
         if found is None:
             raise SubmissionRefused(f"There is no problem called {problem!r}.")
         problem = found
     version = problem.current_version
-    if version is None or not problem.is_active:
+    if version is None or not problem.is_active or (problem.is_hidden and not allow_hidden):
+        if problem.is_hidden:
+            raise SubmissionRefused(f"There is no problem called {problem.slug!r}.")
         raise SubmissionRefused(f"{problem.slug} is not open for submissions.")
     if mode not in Mode.values:
         raise SubmissionRefused(f"Unknown mode {mode!r}: use run, submit or profile.")
@@ -130,6 +137,7 @@ def create_submission(
             priority=PRIORITY[context] if priority is None else priority,
             gpu_model=gpu,
             queued_at=now,
+            variation=variation or {},
         )
         _event(submission, EventKind.CREATED, f"queue {submission.queue}, priority {submission.priority}")
         pk = submission.pk
@@ -165,6 +173,7 @@ def job_for(submission: Submission) -> JudgeJob:
         # Public and stable per submission; the judge mixes in a secret the code never sees.
         seed=submission.public_id.int & 0x7FFFFFFF,
         content_hash=submission.problem_version.content_hash,
+        **(submission.variation or {}),
     )
 
 
@@ -231,6 +240,10 @@ def _apply_progress(progress: Progress, status: Status, now: datetime, run_id: s
         )
         if new_run:
             submission = Submission.objects.select_related("problem").get(public_id=progress.submission_id)
+            if submission.attempt == 1 and submission.queue_wait_s is None and submission.queued_at:
+                # The first start of the first attempt: how long the queue kept it (assessments credit it).
+                wait = max(0.0, (now - submission.queued_at).total_seconds())
+                Submission.objects.filter(pk=submission.pk, queue_wait_s__isnull=True).update(queue_wait_s=wait)
             _event(submission, EventKind.STARTED, f"run {submission.runs} on {worker}")
             if submission.runs > settings.JUDGE_MAX_ATTEMPTS:
                 # Judges give up on their own after as many runs on one host; this bounds it across hosts.

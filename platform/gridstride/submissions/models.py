@@ -86,6 +86,12 @@ class Submission(models.Model):
     # Contest slug or assessment id for contest/assessment submissions (rejudge --contest).
     context_key = models.CharField(max_length=64, blank=True, default="", db_index=True)
     lease_expires_at = models.DateTimeField(null=True, blank=True, db_index=True)
+    # An assessment's or contest's per-participant judging (gridstride.lib.variation): the secret
+    # participant seed and the hidden shapes. Server-side only; no page or API route returns it.
+    variation = models.JSONField(default=dict, blank=True)
+    # Seconds from entering the queue to the first judge starting it (first attempt only): what an
+    # assessment credits back to its candidate's clock.
+    queue_wait_s = models.FloatField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
     # When this attempt entered its queue (orders the queue) and when its message was published
     # (None: not yet, or publishing failed; the sweeper sends it).

@@ -41,7 +41,10 @@ def _deliver_checked(transport: Any, deliver: Any, message: Any, queue: str) -> 
 
 class _FilesystemChannel(filesystem.Channel):
     def _put(self, queue: Any, payload: Any, **kwargs: Any) -> None:  # type: ignore[override]  # kombu names it twice
-        name = f"{round(time.monotonic() * 1000)}_{uuid.uuid4()}.{queue}.msg"
+        # Consumers take names in order: the priority first (lower first, as on Redis), then the
+        # zero-padded time. The stock transport ignores priorities.
+        priority = self._get_message_priority(payload)
+        name = f"{priority}_{round(time.monotonic() * 1000):016d}_{uuid.uuid4()}.{queue}.msg"
         final = os.path.join(self.data_folder_out, name)
         # A leading dot: consumers match "<anything>.<queue>.msg" after the first dot, never this.
         temporary = os.path.join(self.data_folder_out, f".{name}.part")

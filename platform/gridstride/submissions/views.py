@@ -18,9 +18,10 @@ from django.views.decorators.http import require_GET, require_POST
 from gridstride.catalog.models import Problem
 from gridstride.leaderboards import queries as boards
 from gridstride.leaderboards.scoring import TIE_MIN_SAMPLES
+from gridstride.lib.variation import participant_report
 from gridstride.pages import reports
 from gridstride.submissions import actions as pipeline
-from gridstride.submissions.models import Mode, Status, Submission, Verdict
+from gridstride.submissions.models import Context, Mode, Status, Submission, Verdict
 
 # Columns the status poll needs: never the source or the report (they can be large).
 _STATUS_FIELDS = (
@@ -38,6 +39,7 @@ _STATUS_FIELDS = (
     "gpu_model",
     "priority",
     "mode",
+    "context",
     "attempt",
     "created_at",
     "queued_at",
@@ -70,6 +72,21 @@ def elapsed_seconds(submission: Submission) -> float:
     return max(0.0, (end - submission.created_at).total_seconds())
 
 
+def shown_report(submission: Submission) -> dict[str, Any] | None:
+    """The report as these pages and the API show it: an assessment's or contest's without its
+    hidden shapes (gridstride.lib.variation); their reviewers read the stored one elsewhere."""
+    if submission.context == Context.PRACTICE:
+        return submission.report
+    return participant_report(submission.report, submission.mode)
+
+
+def shown_progress(submission: Submission) -> dict[str, Any]:
+    progress = dict(submission.progress or {})
+    if submission.context != Context.PRACTICE:
+        progress.pop("detail", None)  # the child writes it: it could name a hidden shape's sizes
+    return progress
+
+
 def status_payload(submission: Submission) -> dict[str, Any]:
     """What the page's poll and the API's status both return."""
     final = submission.status == Status.DONE
@@ -81,7 +98,7 @@ def status_payload(submission: Submission) -> dict[str, Any]:
         "verdict": submission.verdict,
         "verdict_text": reports.VERDICT_TEXT.get(submission.verdict, submission.verdict),
         "stage": reports.stage_text(submission.status, submission.progress, position),
-        "progress": submission.progress or {},
+        "progress": shown_progress(submission),
         "queue_position": position,
         "elapsed_s": round(elapsed_seconds(submission), 1),
         "ranked": submission.ranked,
@@ -100,7 +117,7 @@ def create(request: HttpRequest) -> HttpResponse:
         if _wants_json(request):
             return JsonResponse({"error": "Log in to run and submit."}, status=401)
         return redirect(f"{reverse('accounts:login')}?next={request.POST.get('next', '/')}")
-    problem = get_object_or_404(Problem, slug=request.POST.get("problem", ""), is_active=True)
+    problem = get_object_or_404(Problem.objects.public(), slug=request.POST.get("problem", ""))
     mode = request.POST.get("mode", Mode.RUN)
     if mode not in (Mode.RUN, Mode.SUBMIT):
         return _refused(request, problem, "Mode must be run or submit.")
@@ -138,15 +155,17 @@ def status(request: HttpRequest, public_id: UUID) -> JsonResponse:
 def report_context(submission: Submission) -> dict[str, Any]:
     """The result panel's context: the report view, the best known run and the rank it would take."""
     context: dict[str, Any] = {"submission": submission, "view": None}
-    if submission.status != Status.DONE or not submission.report:
+    report = shown_report(submission)
+    if submission.status != Status.DONE or not report:
         return context
     spec = submission.problem_version.spec or {}
     compute_roof = (spec.get("cost") or {}).get("compute_roof", "fp32")
     best = None
-    if submission.report.get("benchmarks"):
+    practice = submission.context == Context.PRACTICE
+    if report.get("benchmarks") and practice:
         best = boards.best_known(submission.problem, submission.gpu_model)
     view = reports.build(
-        submission.report,
+        report,
         gpu_model=submission.gpu_model,
         compute_roof=compute_roof,
         best_benchmarks=(best or {}).get("report__benchmarks") if best else None,
@@ -155,7 +174,8 @@ def report_context(submission: Submission) -> dict[str, Any]:
     )
     # Only a ranked run takes a rank: an unranked one (a CPU host's) is listed without rank words.
     if (
-        submission.ranked
+        practice
+        and submission.ranked
         and submission.verdict == Verdict.ACCEPTED
         and submission.mode == Mode.SUBMIT
         and submission.score_us
@@ -163,7 +183,8 @@ def report_context(submission: Submission) -> dict[str, Any]:
         view.rank, view.rank_tied = boards.rank_of(
             submission.problem, submission.gpu_model, submission.public_id, submission.score_us, submission.owner_id
         )
-    view.board_url = reverse("leaderboards:board", args=[submission.problem.slug]) + f"?gpu={submission.gpu_model}"
+    if practice:
+        view.board_url = reverse("leaderboards:board", args=[submission.problem.slug]) + f"?gpu={submission.gpu_model}"
     context.update({"view": view, "best": best, "tie_min_samples": TIE_MIN_SAMPLES})
     return context
 
@@ -204,7 +225,10 @@ def report(request: HttpRequest, public_id: UUID) -> HttpResponse:
 def visibility(request: HttpRequest, public_id: UUID) -> HttpResponse:
     make_public = request.POST.get("public") == "1"
     # Only the owner's own row matches; a stranger's request changes nothing and gets a 404.
-    changed = Submission.objects.filter(public_id=public_id, owner_id=request.user.pk).update(is_public=make_public)
+    # Assessment and contest runs are never made public (their organizers decide what is shown).
+    changed = Submission.objects.filter(
+        public_id=public_id, owner_id=request.user.pk, context=Context.PRACTICE
+    ).update(is_public=make_public)
     if not changed:
         raise Http404("No such submission")
     return redirect("submissions:detail", public_id=public_id)
