@@ -152,17 +152,17 @@ class JudgeJob:
             raise ProtocolError("participant_seed must be an int in [0, 2**63)")
         if len(self.hidden_benchmarks) > MAX_HIDDEN_BENCHMARKS:
             raise ProtocolError(f"hidden_benchmarks must be a list of at most {MAX_HIDDEN_BENCHMARKS} shapes")
-        names = set()
+        names: set[str] = set()
         for shape in self.hidden_benchmarks:
-            name = shape.get("name") if isinstance(shape, dict) else None
+            label = shape.get("name") if isinstance(shape, dict) else None
             sizes = shape.get("sizes") if isinstance(shape, dict) else None
-            if not isinstance(name, str) or not name.startswith(HIDDEN_PREFIX) or name in names:
+            if not isinstance(label, str) or not label.startswith(HIDDEN_PREFIX) or label in names:
                 raise ProtocolError(f"hidden shape names must be unique and start with {HIDDEN_PREFIX!r}")
-            names.add(name)
+            names.add(label)
             if not isinstance(sizes, dict) or not all(
                 isinstance(k, str) and type(v) is int and v > 0 for k, v in sizes.items()
             ):
-                raise ProtocolError(f"hidden shape {name!r}: sizes must map names to positive ints")
+                raise ProtocolError(f"hidden shape {label!r}: sizes must map names to positive ints")
         if self.mode not in MODES:
             raise ProtocolError(f"unknown mode {self.mode!r}")
         fault = source_text_fault(self.source)

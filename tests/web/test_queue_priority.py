@@ -63,7 +63,7 @@ def _publish_and_drain(web_conf: dict[str, Any], judge_conf: dict[str, Any], que
 
 def test_the_filesystem_broker_hands_out_assessment_jobs_first(tmp_path: Path) -> None:
     judge_conf = worker.celery_config(_settings("filesystem://", tmp_path))
-    web_conf = {**judge_conf, "broker_transport": "gridstride.submissions.fsbroker:Transport"}
+    web_conf = {**judge_conf, "broker_transport": "gridstride.submissions.transports:FilesystemTransport"}
     got = _publish_and_drain(web_conf, judge_conf, "judge.prio")
     assert got == ["assessment", "assessment", "contest", "practice", "practice", "rejudge"]
 

@@ -42,3 +42,10 @@ def fresh_seed(key: int, index: int) -> int:
 
 def fresh_key_name(name: str) -> str:
     return f"bench-fresh:{name}"
+
+
+def participant_public_seed(secret: bytes, public_seed: int, participant_seed: int) -> int:
+    """The public seed of an assessment's or contest's job, with the participant's secret seed mixed
+    in by the parent (docs/assessments.md): every case seed derived from it then differs per
+    participant, and the child, which gets only derived seeds, learns neither."""
+    return derive_seed(secret, public_seed, f"participant:{participant_seed}")

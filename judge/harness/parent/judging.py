@@ -10,6 +10,7 @@ and wall-clock rules. Nothing the child says about itself is taken as a verdict.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import importlib.util
 import io
 import logging
@@ -30,7 +31,14 @@ from judge.harness import source_checks
 from judge.harness.child.triton_cache import SEED_ENV
 from judge.harness.common import framing
 from judge.harness.common.errors import trim
-from judge.harness.common.seeds import bench_case_key, derive_seed, fresh_key_name, fresh_seed, test_case_key
+from judge.harness.common.seeds import (
+    bench_case_key,
+    derive_seed,
+    fresh_key_name,
+    fresh_seed,
+    participant_public_seed,
+    test_case_key,
+)
 from judge.harness.common.stats import geometric_mean, summarize
 from judge.harness.parent import launch, nvml, results
 from judge.harness.parent.config import JudgeConfig, default_config
@@ -185,6 +193,9 @@ class ShapeState:
 
 class Judging:
     def __init__(self, job: JudgeJob, config: JudgeConfig, on_progress: ProgressFn | None, began: float) -> None:
+        if job.participant_seed:
+            # Every seed below derives from job.seed: mixing the participant's in here varies them all.
+            job = dataclasses.replace(job, seed=participant_public_seed(config.secret, job.seed, job.participant_seed))
         self.job = job
         self.config = config
         self.on_progress = on_progress
@@ -274,6 +285,10 @@ class Judging:
                 f"problem version mismatch: the site expects {job.content_hash}, this judge has {spec.content_hash} "
                 "(the worker needs the same problem files as the site)",
             )
+        if any(set(h["sizes"]) != set(spec.sizes) for h in job.hidden_benchmarks):
+            return self.finish(
+                "internal_error", f"a hidden shape of the job does not give the sizes {list(spec.sizes)}"
+            )
         if job.language not in spec.languages:
             return self.finish(
                 "rejected", f"{spec.title} does not accept {job.language}; use one of {', '.join(spec.languages)}"
@@ -360,9 +375,14 @@ class Judging:
 
     # -- baselines ----------------------------------------------------------------------------
 
-    def benchmark_cases(self) -> tuple[specmod.Case, ...]:
+    def public_benchmark_cases(self) -> tuple[specmod.Case, ...]:
         assert self.spec is not None
         return self.spec.benchmarks if self.config.device == "cuda" else self.spec.cpu_benchmarks
+
+    def benchmark_cases(self) -> tuple[specmod.Case, ...]:
+        """The public shapes, then the participant's hidden ones (the site draws them per participant)."""
+        hidden = (specmod.Case(name=h["name"], sizes=dict(h["sizes"])) for h in self.job.hidden_benchmarks)
+        return self.public_benchmark_cases() + tuple(hidden)
 
     def time_baselines(self) -> None:
         """Median time of the problem's plain-torch baseline per shape, once per worker."""
@@ -371,7 +391,8 @@ class Judging:
         baseline = getattr(module, "baseline", None)
         if baseline is None:
             return
-        for case in self.benchmark_cases():
+        # Public shapes only: a hidden shape's name stands for other sizes in the next job.
+        for case in self.public_benchmark_cases():
             key = (self.spec.slug, self.spec.ranking_hash, case.name)
             if key in self.config.baseline_cache:
                 continue

@@ -66,9 +66,7 @@ def _problem_out(p: Problem) -> dict[str, Any]:
 
 @api.get("/problems", response=list[schemas.ProblemOut], tags=["problems"], summary="List problems")
 def list_problems(request: HttpRequest) -> list[dict[str, Any]]:
-    problems = Problem.objects.public().only(
-        "slug", "title", "track", "difficulty", "tags", "languages", "order"
-    )
+    problems = Problem.objects.public().only("slug", "title", "track", "difficulty", "tags", "languages", "order")
     return [_problem_out(p) for p in in_learning_order(problems)]
 
 

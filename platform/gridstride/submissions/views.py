@@ -226,9 +226,9 @@ def visibility(request: HttpRequest, public_id: UUID) -> HttpResponse:
     make_public = request.POST.get("public") == "1"
     # Only the owner's own row matches; a stranger's request changes nothing and gets a 404.
     # Assessment and contest runs are never made public (their organizers decide what is shown).
-    changed = Submission.objects.filter(
-        public_id=public_id, owner_id=request.user.pk, context=Context.PRACTICE
-    ).update(is_public=make_public)
+    changed = Submission.objects.filter(public_id=public_id, owner_id=request.user.pk, context=Context.PRACTICE).update(
+        is_public=make_public
+    )
     if not changed:
         raise Http404("No such submission")
     return redirect("submissions:detail", public_id=public_id)
