@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
 import torch
 
 Results = dict[str, Any]
@@ -69,6 +70,50 @@ def _histogram(inp: dict[str, torch.Tensor], sizes: dict[str, int]) -> tuple[Res
     return other, lower
 
 
+def _tile_scan(x: np.ndarray, tile: int, carry_dtype: type = np.float32) -> torch.Tensor:
+    """fp32 scan of each tile (serially), then the tile totals carried one after another in
+    carry_dtype (decoupled look-back's chain), each added to its tile: the GPU design with the
+    longest serial chain of additions."""
+    n = x.size
+    rows = np.concatenate([x, np.zeros((-n) % tile, np.float32)]).reshape(-1, tile)
+    inner = np.cumsum(rows, axis=1, dtype=np.float32)
+    totals = inner[:, -1].astype(carry_dtype)
+    carries = np.concatenate([[0], np.cumsum(totals, dtype=carry_dtype)[:-1]]).astype(np.float32)
+    return torch.from_numpy((inner + carries[:, None]).reshape(-1)[:n].copy())
+
+
+def _bf16_np(x: np.ndarray) -> np.ndarray:
+    return to_bf16(torch.from_numpy(x)).numpy()
+
+
+def _prefix_sum(inp: dict[str, torch.Tensor], sizes: dict[str, int]) -> tuple[Results, Results]:
+    x = inp["x"].cpu()
+    xs = x.numpy()
+    exact = torch.cumsum(x.double(), dim=0)
+    # bf16 carries: the tile totals and their running sum rounded to bf16 at every step.
+    tile = 1024
+    rows = np.concatenate([xs, np.zeros((-xs.size) % tile, np.float32)]).reshape(-1, tile)
+    inner = np.cumsum(rows, axis=1, dtype=np.float32)
+    run, carries = np.float32(0), np.zeros(rows.shape[0], np.float32)
+    totals = _bf16_np(inner[:, -1].copy())
+    for t in range(1, rows.shape[0]):
+        run = _bf16_np(np.array([run + totals[t - 1]], np.float32))[0]
+        carries[t] = run
+    bf16_carries = torch.from_numpy((inner + carries[:, None]).reshape(-1)[: xs.size].copy())
+    other = {
+        "fp32 torch.cumsum (CPU)": torch.cumsum(x, dim=0),
+        "fp32 tiles of 4096, carries chained": _tile_scan(xs, 4096),
+        "fp32 tiles of 256, carries chained": _tile_scan(xs, 256),
+    }
+    lower = {
+        "fp32 result rounded to bf16": to_bf16(exact.float()),
+        "tile carries in bf16": bf16_carries,
+        "fp16 running sums (tiles of 256)": _tile_scan(xs.astype(np.float16).astype(np.float32), 256, np.float16),
+        "tf32-rounded inputs, fp32 scan (info)": _tile_scan(round_mantissa(x, 10).numpy(), 4096),
+    }
+    return other, lower
+
+
 # slug -> (variants, small sizes, large sizes)
 CATALOG_PLANS: dict[str, tuple[Variants, tuple[dict[str, int], ...], tuple[dict[str, int], ...]]] = {
     "transpose": (_transpose, ({"m": 257, "n": 263}, {"m": 1024, "n": 96}), ({"m": 4099, "n": 4093},)),
@@ -77,6 +122,7 @@ CATALOG_PLANS: dict[str, tuple[Variants, tuple[dict[str, int], ...], tuple[dict[
         ({"n": 1 << 22, "num_bins": 256}, {"n": (1 << 23) + 7, "num_bins": 4096}),
         ({"n": 1 << 26, "num_bins": 64},),
     ),
+    "prefix_sum": (_prefix_sum, ({"n": 1 << 20}, {"n": (1 << 22) + 3}), ({"n": 1 << 26},)),
     "embedding_gather": (
         _embedding_gather,
         ({"num_tokens": 1000, "vocab": 50_000, "dim": 64}, {"num_tokens": 64, "vocab": 32_000, "dim": 512}),
