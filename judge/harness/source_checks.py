@@ -12,10 +12,15 @@
 
 from __future__ import annotations
 
-import io
 import re
-import tokenize
 from dataclasses import dataclass
+
+from judge.harness.source_scan import c_comments_blanked, python_comments_blanked
+from judge.protocol import MAX_SOURCE_BYTES
+
+
+class SourceTooLarge(ValueError):
+    """The checks run on at most MAX_SOURCE_BYTES: each is linear, so that bounds their time."""
 
 
 @dataclass(frozen=True)
@@ -25,61 +30,60 @@ class Finding:
     text: str
 
 
-def _strip_python_comments(source: str) -> str:
-    """The source with comments blanked (strings kept: `getattr(torch, "matmul")` stays visible)."""
-    out = source.splitlines(keepends=True)
-    try:
-        tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
-    except (tokenize.TokenError, SyntaxError, IndentationError):
-        return source  # unparsable: scan as it is; the import will report the syntax error
-    for tok in tokens:
-        if tok.type == tokenize.COMMENT:
-            row, col = tok.start
-            line = out[row - 1]
-            out[row - 1] = line[:col] + " " * (len(tok.string)) + line[col + len(tok.string) :]
-    return "".join(out)
-
-
-_C_COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
-
-
-def _strip_c_comments(source: str) -> str:
-    # Keep newlines inside block comments so line numbers stay right.
-    return _C_COMMENT.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), source)
+def _bounded(source: str) -> str:
+    # Characters, not bytes: a check needs no encoding, and a source of n characters has at
+    # least n bytes, so this never refuses what the byte limit before it accepted.
+    if len(source) > MAX_SOURCE_BYTES:
+        raise SourceTooLarge(
+            f"the source has {len(source)} characters; the checks take at most {MAX_SOURCE_BYTES // 1024} KiB"
+        )
+    return source
 
 
 def strip_comments(source: str, language: str) -> str:
-    return _strip_c_comments(source) if language == "cuda" else _strip_python_comments(source)
+    """The source with comments blanked (strings kept: `getattr(torch, "matmul")` stays visible);
+    linear in the source's size (judge/harness/source_scan.py)."""
+    source = _bounded(source)
+    return c_comments_blanked(source) if language == "cuda" else python_comments_blanked(source)
 
 
 def find_forbidden(source: str, language: str, needles: tuple[str, ...] | list[str]) -> list[Finding]:
     """Every occurrence of a forbidden string in the code (comments excluded), in line order."""
     code = strip_comments(source, language)
+    lowered_needles = [(needle, needle.lower()) for needle in needles if needle]
+    original = source.splitlines()
     findings = []
     for number, line in enumerate(code.splitlines(), start=1):
         lowered = line.lower()
-        for needle in needles:
-            if needle and needle.lower() in lowered:
-                findings.append(Finding(needle=needle, line=number, text=source.splitlines()[number - 1].strip()))
+        for needle, low in lowered_needles:
+            if low in lowered:
+                text = original[number - 1].strip() if number <= len(original) else ""
+                findings.append(Finding(needle=needle, line=number, text=text[:200]))
     return findings
 
 
 # ---------------------------------------------------------------------------------------------
 # The CUDA entry point.
 
-_SOLVE = re.compile(r'extern\s+"C"\s*(?:__host__\s+)?void\s+solve\s*\(([^)]*)\)', re.S)
+_SOLVE = re.compile(r'extern\s+"C"\s*(?:__host__\s+)?void\s+solve\s*\(')
 _SOLVE_BLOCK = re.compile(r'extern\s+"C"\s*\{')
+_SOLVE_PLAIN = re.compile(r"\bvoid\s+solve\s*\(")
 
 
 def cuda_solve_parameters(source: str) -> list[str] | None:
     """The parameter list of `extern "C" void solve(...)`, or None when there is none."""
-    code = _strip_c_comments(source)
+    code = c_comments_blanked(_bounded(source))
     match = _SOLVE.search(code)
     if match is None and _SOLVE_BLOCK.search(code):
-        match = re.search(r"\bvoid\s+solve\s*\(([^)]*)\)", code)
+        match = _SOLVE_PLAIN.search(code)
     if match is None:
         return None
-    params = match.group(1).strip()
+    # The first ')' after the opening one; found with one forward search, so a source of many
+    # unclosed `solve(` costs no more than one.
+    close = code.find(")", match.end())
+    if close < 0:
+        return None
+    params = code[match.end() : close].strip()
     if params in ("", "void"):
         return []
     return [p.strip() for p in params.split(",")]

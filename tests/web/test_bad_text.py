@@ -5,6 +5,7 @@ them, never a 500 and never a lost report (docs/security.md, "Text")."""
 from __future__ import annotations
 
 import json
+import time
 from typing import Any
 
 import pytest
@@ -16,6 +17,7 @@ from gridstride.submissions.testing import report_for
 from site_fixtures import PASSWORD, make_user, problems
 
 from judge.protocol import CaseResult, source_text_fault, storable_text
+from tests.adversarial_sources import crafted, mixed
 
 pytestmark = pytest.mark.django_db
 
@@ -170,3 +172,17 @@ def test_a_report_for_a_submission_id_that_is_not_a_uuid_is_ignored_not_raised()
     report = report_for(s)
     report.submission_id = "not-a-uuid\x00"
     assert record_report(report) is False
+
+
+def test_hostile_sources_are_taken_or_refused_by_the_site_within_a_second_each(settings: Any) -> None:
+    settings.SUBMISSIONS_PER_MINUTE = 0
+    problems()
+    owner = make_user()
+    sources = {**crafted(), **{f"mix {seed}": mixed(seed) for seed in range(10)}}
+    for name, source in sources.items():
+        began = time.perf_counter()
+        try:
+            create_submission(owner=owner, problem="softmax", language="triton", source=source, mode="run")
+        except SubmissionRefused as exc:
+            assert "line" in exc.message or "KiB" in exc.message, (name, exc.message)
+        assert time.perf_counter() - began < 1.0, name

@@ -51,6 +51,7 @@ from judge.protocol import (
     ProtocolError,
     Report,
     ShapeTiming,
+    source_text_fault,
 )
 
 log = logging.getLogger("judge.harness")
@@ -263,6 +264,9 @@ class Judging:
         report.system = dict(config.system)
         if job.mode not in ("test", "benchmark", "profile"):
             return self.finish("rejected", f"unknown mode {job.mode!r}: one of test, benchmark, profile")
+        text_fault = source_text_fault(job.source)
+        if text_fault:  # a NUL or lone surrogate: the file could not even be written as the user sent it
+            return self.finish("rejected", text_fault)
         if len(job.source.encode("utf-8", errors="replace")) > MAX_SOURCE_BYTES:
             return self.finish(
                 "rejected",
