@@ -98,6 +98,15 @@ def test_the_corpus_covers_every_language_and_the_basic_failures(slug: str) -> N
 
 
 @pytest.mark.parametrize("slug", PROBLEMS)
+def test_the_corpus_has_the_triton_starter_completed_the_way_its_todos_say(slug: str) -> None:
+    """What a learner writes first: it must be accepted on a CPU host and on the GPU
+    (tests/judge/test_problem_verdicts.py judges it on the CPU, as the selftest does)."""
+    problem = SPECS[slug]
+    entries = [s for s in problem.solutions if s.file == "triton_starter_completed.py"]
+    assert [(s.language, s.expect, s.gpu_only) for s in entries] == [("triton", "accepted", False)]
+
+
+@pytest.mark.parametrize("slug", PROBLEMS)
 def test_statement_has_the_interface_benchmarks_and_hints_sections(slug: str) -> None:
     text = SPECS[slug].statement
     for heading in ("## Interface", "## Benchmarks", "## Hints"):

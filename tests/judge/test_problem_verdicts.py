@@ -63,3 +63,22 @@ def test_a_reference_backed_submission_is_accepted_in_benchmark_mode(spec: specm
     assert report.benchmarks
     for shape in report.benchmarks:  # more timed calls than input sets: sets were refilled and reused
         assert shape.set_medians_us and shape.n > len(shape.set_medians_us), shape
+
+
+STARTERS_COMPLETED = [
+    (spec.slug, sol.file) for spec in SPECS for sol in spec.solutions if sol.file.endswith("_starter_completed.py")
+]
+
+
+@pytest.mark.parametrize(("slug", "file"), STARTERS_COMPLETED, ids=[f"{s}/{f}" for s, f in STARTERS_COMPLETED])
+def test_the_starter_completed_as_its_todos_say_is_accepted_by_the_cpu_selftest(
+    slug: str, file: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """On a CPU host the judge runs Triton in its interpreter: a learner's straightforward kernel
+    (bf16 tiles straight into tl.dot, and so on) must be accepted there, not called wrong."""
+    from judge.cli import main
+
+    code = main(["selftest", slug, "--cpu-only", "--only", f"solutions/{file}"])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert "1 judged" in out and "0 unexpected" in out, out

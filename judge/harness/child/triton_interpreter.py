@@ -31,6 +31,7 @@ from __future__ import annotations
 import ctypes
 import time
 from collections.abc import Callable
+from types import ModuleType
 from typing import Any
 
 import numpy as np
@@ -98,7 +99,8 @@ def install() -> None:
     needed = ["binary_op", "ternary_op", "unary_op", "cast_impl", "create_fp_to_fp", "create_fma", "create_dot",
               "create_umulhi", "create_atomic_rmw", "create_extern_elementwise", "create_inline_asm"]  # fmt: skip
     missing = [n for n in needed if not hasattr(builder, n)]
-    for owner, attr in ((interpreter, "_patch_lang"), (interpreter, "_patch_builtin"), (interpreter, "TensorHandle"),
+    for owner, attr in ((interpreter, "_patch_lang"), (interpreter, "TritonSemantic"), (interpreter, "TensorHandle"),
+                        (interpreter, "_LangPatchScope"), (interpreter, "interpreter_builder"),
                         (interpreter.ReduceOps, "sum"), (interpreter.ScanOps, "cumsum"),
                         (interpreter.ScanOps, "cumprod"), (autotuner.Autotuner, "do_bench")):  # fmt: skip
         if not hasattr(owner, attr):
@@ -277,21 +279,43 @@ def _patch_libdevice(interpreter: Any) -> None:
     import triton.language.extra.cuda.libdevice as cuda_libdevice
     import triton.language.extra.libdevice as stub_libdevice
 
-    patch_lang, patch_builtin = interpreter._patch_lang, interpreter._patch_builtin
+    patch_lang = interpreter._patch_lang
+    semantic = interpreter.TritonSemantic(interpreter.interpreter_builder)
+
+    def bind(member: Any) -> Callable[..., Any]:
+        def call(*args: Any, **kwargs: Any) -> Any:
+            kwargs.pop("_semantic", None)
+            return member(*args, **kwargs, _semantic=semantic)
+
+        return call
+
+    # Bound once: the interpreter binds its builtins again on every launch and every call of a
+    # jit helper (tl.sum, tl.max, ...), which for ~400 libdevice functions cost seconds a kernel.
+    bound = {name: bind(member) for name, member in vars(cuda_libdevice).items() if tl.core.is_builtin(member)}
+    stub_names = [name for name in bound if hasattr(stub_libdevice, name)]
+    marker = bound[stub_names[0]]
 
     def no_dot_scaled(*args: Any, **kwargs: Any) -> Any:
         # The interpreter fails inside tl.dot_scaled's own checks, before reaching its builder.
         raise NeedsGpu("tl.dot_scaled", "Triton's CPU interpreter does not implement it")
 
     def patched_patch_lang(fn: Any) -> Any:
-        scope = patch_lang(fn)
+        langs = [v for v in fn.__globals__.values() if isinstance(v, ModuleType) and v in (tl, tl.core)]
+        if langs and not any(tl.core.is_builtin(lang.load) for lang in langs):
+            # Already bound to the interpreter (a jit helper such as tl.sum called inside a
+            # launch): binding every builtin again is what made such calls slow, and the
+            # interpreter never restores these nested bindings anyway.
+            scope = interpreter._LangPatchScope()
+        else:
+            scope = patch_lang(fn)
+        if getattr(stub_libdevice, stub_names[0]) is marker:
+            return scope  # already bound for this launch (a nested jit call)
         scope.set_attr(tl, "dot_scaled", no_dot_scaled)
         scope.set_attr(tl.core, "dot_scaled", no_dot_scaled)
-        patch_builtin(cuda_libdevice, interpreter.interpreter_builder, scope)
-        for name in dir(stub_libdevice):
-            bound = getattr(cuda_libdevice, name, None)
-            if not name.startswith("_") and callable(bound):
-                scope.set_attr(stub_libdevice, name, bound)
+        for name, call in bound.items():
+            scope.set_attr(cuda_libdevice, name, call)
+            if name in stub_names:
+                scope.set_attr(stub_libdevice, name, call)
         return scope
 
     interpreter._patch_lang = patched_patch_lang
