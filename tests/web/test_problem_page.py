@@ -117,3 +117,23 @@ def test_the_statement_splits_at_its_level_two_headings() -> None:
     assert parts["intro"].strip() == "Intro."
     assert parts["Interface"].strip() == "args" and parts["Benchmarks"].strip() == "shapes"
     assert parts["rest"].strip() == "## Hints\n\n- h"
+
+
+def test_on_a_cpu_host_the_page_says_what_practice_there_can_and_cannot_tell(client: Client, settings) -> None:  # type: ignore[no-untyped-def]
+    problems()
+    settings.JUDGE_DEFAULT_GPU = "cpu"
+    html = client.get("/problems/matmul/").content.decode()
+    note = html.split('data-testid="cpu-host-note"', 1)[1].split("</aside>", 1)[0]
+    text = re.sub(r"<[^>]+>", "", note)
+    assert "This site judges on a CPU (no GPU)." in text
+    assert "whether your kernel is correct" in text
+    assert "times are CPU figures on small shapes" in text and "nothing is ranked" in text
+    assert "needs a GPU" in text and "never as a wrong answer" in text
+
+
+def test_on_a_gpu_host_the_page_has_no_cpu_note(client: Client, settings) -> None:  # type: ignore[no-untyped-def]
+    problems()
+    settings.JUDGE_DEFAULT_GPU = "h200"
+    settings.JUDGE_GPU_MODELS = ["h200"]
+    html = client.get("/problems/matmul/").content.decode()
+    assert "cpu-host-note" not in html

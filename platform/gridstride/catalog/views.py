@@ -180,5 +180,7 @@ def problem_detail(request: HttpRequest, slug: str) -> HttpResponse:
         "tolerance": spec.get("tolerance") or {},
         "reference_gpu": REFERENCE_GPU,
         "compute_roof": (spec.get("cost") or {}).get("compute_roof", "fp32"),
+        # New submissions go to the judge.cpu queue: say what practice there can and cannot tell.
+        "cpu_host": settings.JUDGE_DEFAULT_GPU == "cpu",
     }
     return render(request, "catalog/problem_detail.html", context)
