@@ -114,6 +114,31 @@ def _prefix_sum(inp: dict[str, torch.Tensor], sizes: dict[str, int]) -> tuple[Re
     return other, lower
 
 
+def _sgemm(inp: dict[str, torch.Tensor], sizes: dict[str, int]) -> tuple[Results, Results]:
+    a, b = inp["a"].cpu(), inp["b"].cpu()
+    k = a.shape[1]
+
+    def blocked(chunk: int, acc_round: Callable[[torch.Tensor], torch.Tensor], reverse: bool = False) -> torch.Tensor:
+        acc = torch.zeros(a.shape[0], b.shape[1])
+        starts = list(range(0, k, chunk))
+        for s in reversed(starts) if reverse else starts:
+            acc = acc_round(acc + a[:, s : s + chunk] @ b[s : s + chunk])
+        return acc
+
+    ident = lambda t: t  # noqa: E731
+    other = {
+        "fp32 cpu gemm": a @ b,
+        "fp32 one k at a time (serial FMA chain)": blocked(1, ident),
+        "fp32 k-chunks of 64, reversed": blocked(64, ident, reverse=True),
+    }
+    lower = {
+        "tf32 inputs (tensor cores), fp32 accumulate": round_mantissa(a, 10) @ round_mantissa(b, 10),
+        "bf16 inputs, fp32 accumulate": to_bf16(a) @ to_bf16(b),
+        "fp16 accumulator (k-chunks of 32)": blocked(32, lambda t: t.half().float()),
+    }
+    return other, lower
+
+
 # slug -> (variants, small sizes, large sizes)
 CATALOG_PLANS: dict[str, tuple[Variants, tuple[dict[str, int], ...], tuple[dict[str, int], ...]]] = {
     "transpose": (_transpose, ({"m": 257, "n": 263}, {"m": 1024, "n": 96}), ({"m": 4099, "n": 4093},)),
@@ -123,6 +148,11 @@ CATALOG_PLANS: dict[str, tuple[Variants, tuple[dict[str, int], ...], tuple[dict[
         ({"n": 1 << 26, "num_bins": 64},),
     ),
     "prefix_sum": (_prefix_sum, ({"n": 1 << 20}, {"n": (1 << 22) + 3}), ({"n": 1 << 26},)),
+    "sgemm": (
+        _sgemm,
+        ({"m": 3, "n": 5, "k": 7}, {"m": 128, "n": 96, "k": 1024}, {"m": 32, "n": 32, "k": 8192}),
+        ({"m": 512, "n": 512, "k": 8192},),
+    ),
     "embedding_gather": (
         _embedding_gather,
         ({"num_tokens": 1000, "vocab": 50_000, "dim": 64}, {"num_tokens": 64, "vocab": 32_000, "dim": 512}),
