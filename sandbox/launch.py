@@ -50,6 +50,9 @@ RLIMITS = {
     "msgqueue": resource.RLIMIT_MSGQUEUE,
 }
 DEVICES = ("null", "zero", "full", "random", "urandom")
+# Files of the job's /proc that describe the host, not the job: boot arguments (on the GPU host
+# they named its vsock ports), boot configuration, kernel timers and scheduler state, kernel keys.
+PROC_MASKS = ("cmdline", "bootconfig", "timer_list", "sched_debug", "keys", "kcore", "latency_stats")
 SAFE_NAME = re.compile(r"[A-Za-z0-9_.+-]{1,128}")
 
 
@@ -224,6 +227,10 @@ def build_root(plan: Plan) -> None:
         _libc.mount("proc", new + "/proc", "proc", proc_flags, "hidepid=invisible")
     except OSError:
         _libc.mount("proc", new + "/proc", "proc", proc_flags, "hidepid=2")
+    for name in PROC_MASKS:
+        # The host's boot arguments and kernel internals: each shows as an empty file.
+        if os.path.isfile(f"{new}/proc/{name}"):
+            _libc.mount("/dev/null", f"{new}/proc/{name}", None, _libc.MS_BIND)
     plan.layers["fresh_proc"] = True
 
     os.chdir(new)

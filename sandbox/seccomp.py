@@ -14,7 +14,24 @@ Layout of the program (classic BPF over struct seccomp_data):
   for each denied nr: if nr == N -> EPERM
   clone: if (flags & CLONE_NEW*) -> EPERM; clone3 -> ENOSYS (its flags sit in memory BPF cannot
   read; glibc then falls back to clone, which is checked)
+  socket: family AF_UNIX -> allow; AF_NETLINK with NETLINK_ROUTE -> allow; other netlink
+  protocols -> EPROTONOSUPPORT; every other family -> EAFNOSUPPORT
+  socketpair: AF_UNIX -> allow; else EAFNOSUPPORT
   allow
+
+Socket families are an allow-list, unlike the calls: a judged program needs no network, and the
+network namespace does not cover every family (AF_VSOCK reaches the host's vsock port space,
+which is not namespaced). What stays, and why:
+- AF_UNIX: the CUDA driver talks to the MPS control daemon and nvidia-persistenced over Unix
+  sockets, and Python's multiprocessing and subprocess plumbing uses socketpair(AF_UNIX). Unix
+  sockets only reach paths the job can see (none of the host's) and its own network namespace's
+  abstract names.
+- AF_NETLINK, protocol NETLINK_ROUTE only: glibc's getaddrinfo (AI_ADDRCONFIG), getifaddrs and
+  if_nameindex ask it which interfaces exist; in the job's network namespace that is one loopback
+  that is down. Other netlink protocols are refused: NETLINK_KOBJECT_UEVENT would deliver the
+  host's device events (the namespace belongs to the initial user namespace).
+AF_INET and AF_INET6 are refused too (EAFNOSUPPORT, what a kernel without them answers): the
+namespace has no route anywhere, and nothing a submission does needs one.
 """
 
 from __future__ import annotations
@@ -75,6 +92,9 @@ DENIED_X86_64: dict[str, int] = {
 }
 CLONE_X86_64 = 56
 CLONE3_X86_64 = 435
+SOCKET_X86_64 = 41
+SOCKETPAIR_X86_64 = 53
+AF_UNIX, AF_NETLINK, NETLINK_ROUTE = 1, 16, 0
 NAMESPACE_FLAGS = (
     _libc.CLONE_NEWNS
     | _libc.CLONE_NEWCGROUP
@@ -95,7 +115,7 @@ BPF_RET_K = 0x06
 SECCOMP_RET_KILL_PROCESS = 0x80000000
 SECCOMP_RET_ERRNO = 0x00050000
 SECCOMP_RET_ALLOW = 0x7FFF0000
-OFFSET_NR, OFFSET_ARCH, OFFSET_ARG0 = 0, 4, 16
+OFFSET_NR, OFFSET_ARCH, OFFSET_ARG0, OFFSET_ARG2 = 0, 4, 16, 32  # args: low 32 bits (little endian)
 
 
 def supported() -> bool:
@@ -120,6 +140,26 @@ def build_program() -> bytes:
     ]
     for number in sorted(set(DENIED_X86_64.values())):
         prog += [_insn(BPF_JEQ_K, 0, 1, number), _insn(BPF_RET_K, 0, 0, eperm)]
+    allow = SECCOMP_RET_ALLOW
+    no_family = SECCOMP_RET_ERRNO | errno.EAFNOSUPPORT
+    prog += [
+        # socket(family, type, protocol); every path of these nine ends in a return.
+        _insn(BPF_JEQ_K, 0, 8, SOCKET_X86_64),
+        _insn(BPF_LD_W_ABS, 0, 0, OFFSET_ARG0),
+        _insn(BPF_JEQ_K, 3, 0, AF_UNIX),
+        _insn(BPF_JEQ_K, 0, 3, AF_NETLINK),
+        _insn(BPF_LD_W_ABS, 0, 0, OFFSET_ARG2),
+        _insn(BPF_JEQ_K, 0, 2, NETLINK_ROUTE),
+        _insn(BPF_RET_K, 0, 0, allow),
+        _insn(BPF_RET_K, 0, 0, no_family),
+        _insn(BPF_RET_K, 0, 0, SECCOMP_RET_ERRNO | errno.EPROTONOSUPPORT),
+        # socketpair(family, ...): Unix only.
+        _insn(BPF_JEQ_K, 0, 4, SOCKETPAIR_X86_64),
+        _insn(BPF_LD_W_ABS, 0, 0, OFFSET_ARG0),
+        _insn(BPF_JEQ_K, 0, 1, AF_UNIX),
+        _insn(BPF_RET_K, 0, 0, allow),
+        _insn(BPF_RET_K, 0, 0, no_family),
+    ]
     prog += [
         _insn(BPF_JEQ_K, 0, 1, CLONE3_X86_64),
         _insn(BPF_RET_K, 0, 0, enosys),

@@ -5,7 +5,7 @@ import json
 import os
 
 outcome = {"pids": sorted(int(p) for p in os.listdir("/proc") if p.isdigit()), "self": os.getpid()}
-for name in ("1/environ", "1/cmdline", "1/maps", "1/root/etc/hostname", f"{os.getppid()}/environ"):
+for name in ("1/environ", "1/cmdline", "1/maps", "1/root/etc/hostname", f"{os.getppid()}/environ", "cmdline"):
     try:
         with open(f"/proc/{name}", "rb") as f:
             outcome[name] = "read:" + f.read(100).decode(errors="replace")
