@@ -49,7 +49,7 @@ from judge.harness.child.timing import L2Flusher, TimingPolicy, time_calls
 from judge.harness.child.triton_interpreter import needs_gpu_in
 from judge.harness.child.warmup import warm_up
 from judge.harness.common import framing
-from judge.harness.common.errors import scrub_paths, syntax_error_message, trim, user_traceback
+from judge.harness.common.errors import exception_text, scrub_paths, syntax_error_message, trim, user_traceback
 from judge.harness.common.seeds import fresh_seed
 from judge.harness.common.tensors import DTYPES, InputSample, checksum, poison_, sample_positions, to_bytes
 
@@ -244,8 +244,9 @@ def classify(exc: BaseException, path: str, shown_as: str, stage: str) -> dict[s
     needs_gpu = needs_gpu_in(exc)
     if needs_gpu is not None:
         return {"verdict": "rejected", "message": needs_gpu.message()}
-    if isinstance(exc, torch.cuda.OutOfMemoryError | MemoryError) or "out of memory" in str(exc).lower():
-        return {"verdict": "memory_limit", "message": f"out of memory while {stage}: {trim(str(exc), 2000)}"}
+    said = exception_text(exc)
+    if isinstance(exc, torch.cuda.OutOfMemoryError | MemoryError) or "out of memory" in said.lower():
+        return {"verdict": "memory_limit", "message": f"out of memory while {stage}: {trim(said, 2000)}"}
     text = user_traceback(exc, path, shown_as)
     if name == "CompilationError" and module.startswith("triton"):
         return {"verdict": "compile_error", "message": f"Triton could not compile your kernel:\n{text}"}

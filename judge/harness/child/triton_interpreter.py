@@ -38,6 +38,7 @@ import numpy as np
 
 from judge.harness.child import interpreter_libdevice as libdevice_impl
 from judge.harness.child import interpreter_numerics as nx
+from judge.harness.common.errors import exception_text
 
 PINNED_TRITON = "3.6.0"
 _installed = False
@@ -67,7 +68,7 @@ def needs_gpu_in(exc: BaseException) -> NeedsGpu | None:
         seen.add(id(current))
         if isinstance(current, NeedsGpu):
             return current
-        text = str(current)
+        text = exception_text(current)
         if isinstance(current, AttributeError) and "'InterpreterBuilder' object has no attribute 'create_" in text:
             op = text.split("'create_", 1)[1].split("'", 1)[0]
             return NeedsGpu(f"the Triton operation {op!r}", "Triton's CPU interpreter does not implement it")

@@ -17,6 +17,15 @@ def trim(text: str, limit: int = MAX_MESSAGE_BYTES) -> str:
     return f"{head}\n... [trimmed: {len(data) - len(head.encode())} more bytes]"
 
 
+def exception_text(exc: BaseException) -> str:
+    """str(exc), or a stand-in when the submission's exception cannot say what it is (its
+    __str__ raises): the judge's own handling of the error must not fail on it."""
+    try:
+        return str(exc)
+    except Exception:
+        return f"<{type(exc).__name__}: its __str__ raised>"
+
+
 def scrub_paths(text: str, replacements: dict[str, str]) -> str:
     """Replace host paths (longest first) so no directory of the judge host leaks into a report."""
     for path in sorted(replacements, key=len, reverse=True):

@@ -148,9 +148,24 @@ def compile_cuda(
             seconds=elapsed,
         )
     library = collected.get("solution.so")
-    if library is None or library[:4] != ELF_MAGIC:
+    if library is None and "collect limit" in exit_.not_collected.get("solution.so", ""):
+        # The user's doing: large initialised arrays are stored in the library itself.
         return CompileOutcome(
-            verdict="internal_error", message="the compiler returned no library", log=log, seconds=elapsed
+            verdict="compile_error",
+            message=(
+                f"the compiled library is larger than the {MAX_LIBRARY_BYTES >> 20} MiB limit; large initialised "
+                "arrays are stored in it: allocate them with cudaMalloc and fill them in solve() instead"
+            ),
+            log=log,
+            seconds=elapsed,
+        )
+    if library is None or library[:4] != ELF_MAGIC:
+        why = exit_.not_collected.get("solution.so") or "not an ELF library"
+        return CompileOutcome(
+            verdict="internal_error",
+            message=f"nvcc succeeded but its library could not be collected ({why}): a fault on the judge's side",
+            log=log,
+            seconds=elapsed,
         )
     cache_dir.mkdir(parents=True, exist_ok=True)
     os.chmod(cache_dir, 0o755)

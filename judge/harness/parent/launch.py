@@ -23,7 +23,7 @@ import subprocess
 import tempfile
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import IO, Any, BinaryIO
 
 from sandbox.pool import results_pipe
@@ -89,6 +89,8 @@ class Exit:
     wall_seconds: float
     limit_hit: str | None = None  # "wall" | "memory" | "cpu" | "processes" | "output" | None
     peak_memory_bytes: int | None = None
+    # run_files: why an output named in `collect` did not come back ({name: reason}).
+    not_collected: dict[str, str] = field(default_factory=dict)
 
 
 def _exit_from_result(result: Any) -> Exit:
@@ -360,8 +362,11 @@ def _read_regular_file(directory: str, name: str, max_bytes: int) -> bytes:
         info = os.fstat(fd)
         import stat
 
-        if not stat.S_ISREG(info.st_mode) or info.st_nlink != 1 or info.st_size > max_bytes:
-            raise OSError(f"{name} is not a plain file within {max_bytes} bytes")
+        if not stat.S_ISREG(info.st_mode) or info.st_nlink != 1:
+            raise OSError(f"{name} is not a plain file")
+        if info.st_size > max_bytes:
+            # The same words as the sandbox's collector: compile.py tells the user the limit.
+            raise OSError(f"larger than the {max_bytes}-byte collect limit")
         with os.fdopen(fd, "rb") as fh:
             fd = -1
             return fh.read(max_bytes + 1)[:max_bytes]
@@ -398,7 +403,9 @@ def run_files(
         )
         if missing:
             log.info("run_files: not collected %s", missing)
-        return _exit_from_result(result), dict(collected)
+        exit_ = _exit_from_result(result)
+        exit_.not_collected = dict(missing)
+        return exit_, dict(collected)
     private = _private_dir(work_dir)
     try:
         for name, data in files.items():
@@ -417,8 +424,10 @@ def run_files(
         exit_ = child.wait(timeout=limits.wall_seconds, timeout_reason="wall")
         collected = {}
         for name in collect:
-            with contextlib.suppress(OSError):
+            try:
                 collected[name] = _read_regular_file(private, name, collect_max_bytes)
+            except OSError as exc:
+                exit_.not_collected[name] = exc.strerror or str(exc)
         exit_.stdout = exit_.stdout.replace(private + "/", "").replace(private, "")
         exit_.stderr = exit_.stderr.replace(private + "/", "").replace(private, "")
         return exit_, collected
