@@ -139,6 +139,37 @@ def _sgemm(inp: dict[str, torch.Tensor], sizes: dict[str, int]) -> tuple[Results
     return other, lower
 
 
+def _matvec(inp: dict[str, torch.Tensor], sizes: dict[str, int]) -> tuple[Results, Results]:
+    w, x = inp["w"].cpu().float(), inp["x"].cpu().float()
+    k = w.shape[1]
+    # fp32, 32 lanes each summing every 32nd product serially, then a shuffle tree (one warp per row).
+    pad = (-k) % 32
+    lanes = torch.cat([w * x, torch.zeros(w.shape[0], pad)], dim=1).reshape(w.shape[0], -1, 32)
+    lane_sums = torch.zeros(w.shape[0], 32)
+    for j in range(lanes.shape[1]):
+        lane_sums = lane_sums + lanes[:, j]
+    while lane_sums.shape[1] > 1:
+        half = lane_sums.shape[1] // 2
+        lane_sums = lane_sums[:, :half] + lane_sums[:, half:]
+    serial = torch.zeros(w.shape[0])
+    for j in range(0, k, 256):
+        serial = serial + (w[:, j : j + 256] * x[j : j + 256]).sum(dim=1)
+    bf16_acc = torch.zeros(w.shape[0])
+    for j in range(0, k, 32):
+        bf16_acc = to_bf16(bf16_acc + (w[:, j : j + 32] * x[j : j + 32]).sum(dim=1))
+    other = {
+        "fp32 torch.mv (CPU)": torch.mv(w, x),
+        "fp32 warp per row (32 serial lanes, shuffle tree)": lane_sums[:, 0],
+        "fp32 chunks of 256 added serially": serial,
+    }
+    lower = {
+        "bf16 products, fp32 sum": to_bf16(w * x).sum(dim=1),
+        "fp32 sum, output rounded to bf16": to_bf16(torch.mv(w, x)),
+        "bf16 accumulator (chunks of 32)": bf16_acc,
+    }
+    return other, lower
+
+
 # slug -> (variants, small sizes, large sizes)
 CATALOG_PLANS: dict[str, tuple[Variants, tuple[dict[str, int], ...], tuple[dict[str, int], ...]]] = {
     "transpose": (_transpose, ({"m": 257, "n": 263}, {"m": 1024, "n": 96}), ({"m": 4099, "n": 4093},)),
@@ -152,6 +183,11 @@ CATALOG_PLANS: dict[str, tuple[Variants, tuple[dict[str, int], ...], tuple[dict[
         _sgemm,
         ({"m": 3, "n": 5, "k": 7}, {"m": 128, "n": 96, "k": 1024}, {"m": 32, "n": 32, "k": 8192}),
         ({"m": 512, "n": 512, "k": 8192},),
+    ),
+    "matvec": (
+        _matvec,
+        ({"m": 64, "k": 4096}, {"m": 17, "k": 4099}, {"m": 8, "k": 65536}),
+        ({"m": 256, "k": 28672},),
     ),
     "embedding_gather": (
         _embedding_gather,
