@@ -378,3 +378,25 @@ def _rmsnorm_bf16() -> str:
     if (y.cpu().double() - want).abs().max() > 0.05 * want.abs().max():
         raise Wrong(f"max error {(y.cpu().double() - want).abs().max().item():.3g}")
     return compare(y, want, 2**-7, 1e-3)
+
+
+def run_shapes(x: torch.Tensor, op: str) -> torch.Tensor:
+    r, c = x.shape
+    y = dev(torch.empty(r, c, dtype=x.dtype))
+    K.shapes_kernel[(1,)](dev(x), y, r, c, OP=op)
+    return y
+
+
+@case("shapes", "tl.gather, tl.join / tl.split, tl.interleave, tl.permute, tl.reshape")
+def _shapes() -> str:
+    x = torch.randn(4, 16)
+    compare(run_shapes(x, "gather"), x.flip(1))
+    compare(run_shapes(x, "join_split"), x * 3)
+    compare(run_shapes(x, "interleave"), x)
+    return compare(run_shapes(x, "permute"), x.reshape(4, 8, 2).permute(0, 2, 1).reshape(4, 16))
+
+
+@case("bf16 elementwise", "bf16 with float literals, tl.full and tl.zeros in bf16")
+def _bf16_literals() -> str:
+    x = torch.randn(4, 16).bfloat16()
+    return compare(run_shapes(x, "bf16_literals"), x * 0.5 + 1.25)

@@ -406,3 +406,27 @@ def dot_scaled_kernel(a_ptr, s_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constex
 def directed_rounding_kernel(x_ptr, y_ptr, N: tl.constexpr):
     r = tl.arange(0, N)
     tl.store(y_ptr + r, libdevice.float2int_rd(tl.load(x_ptr + r)))
+
+
+@triton.jit
+def shapes_kernel(x_ptr, y_ptr, R: tl.constexpr, C: tl.constexpr, OP: tl.constexpr):
+    rows = tl.arange(0, R)
+    cols = tl.arange(0, C)
+    x = tl.load(x_ptr + rows[:, None] * C + cols[None, :])
+    if OP == "gather":
+        idx = (C - 1 - cols)[None, :] + tl.zeros((R, C), dtype=tl.int32)
+        y = tl.gather(x, idx, axis=1)
+    elif OP == "join_split":
+        a, b = tl.split(tl.join(x, x * 2))
+        y = a + b
+    elif OP == "interleave":
+        y = tl.reshape(tl.interleave(x, x), (R, 2 * C))
+        y = tl.reshape(y, (R, C, 2))
+        y, _ = tl.split(y)
+    elif OP == "permute":
+        y = tl.reshape(tl.permute(tl.reshape(x, (R, C // 2, 2)), (0, 2, 1)), (R, C))
+    elif OP == "bf16_literals":
+        y = x * 0.5 + tl.full((R, C), 1.25, tl.bfloat16) + tl.zeros((R, C), dtype=tl.bfloat16)
+    else:
+        tl.static_assert(False, "unknown op")
+    tl.store(y_ptr + rows[:, None] * C + cols[None, :], y)

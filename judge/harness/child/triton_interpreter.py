@@ -16,6 +16,7 @@ submission (it is still trusted then), so a correct kernel is never called wrong
   programs run one after another in the interpreter, so that is the GPU's result.
 - libdevice calls run (interpreter_libdevice); @triton.autotune times each config on the CPU
   clock instead of asking a GPU driver for a benchmarker.
+- tl.full and tl.zeros in bf16 (the interpreter had no bf16 constants) work.
 - torch.cuda.synchronize() is a no-op: the interpreter finishes every launch before returning.
 
 What cannot run here raises NeedsGpu, which the judge turns into the verdict `rejected` with a
@@ -69,8 +70,8 @@ def needs_gpu_in(exc: BaseException) -> NeedsGpu | None:
         if isinstance(current, NeedsGpu):
             return current
         text = exception_text(current)
-        if isinstance(current, AttributeError) and "'InterpreterBuilder' object has no attribute 'create_" in text:
-            op = text.split("'create_", 1)[1].split("'", 1)[0]
+        if isinstance(current, AttributeError) and "'InterpreterBuilder' object has no attribute '" in text:
+            op = text.split("has no attribute '", 1)[1].split("'", 1)[0].removeprefix("create_")
             return NeedsGpu(f"the Triton operation {op!r}", "Triton's CPU interpreter does not implement it")
         if "Torch not compiled with CUDA enabled" in text or "no NVIDIA driver" in text:
             return NeedsGpu("a CUDA tensor or torch.cuda call", "allocate with device=x.device to practise here")
@@ -207,6 +208,11 @@ def _patch_builder(builder: Any, interpreter: Any, tl: Any) -> None:
             raise NeedsGpu(f"libdevice function {symbol.removeprefix('__nv_')}", "it is not emulated on the CPU")
         return Handle(result, ret_type.scalar if hasattr(ret_type, "scalar") else ret_type)
 
+    def get_bf16(self: Any, value: float) -> Any:
+        # tl.full / tl.zeros in bf16: the interpreter has no bf16 constants at all.
+        return Handle(nx.f64_to_bf16_bits(np.array([value], dtype=np.float64)), tl.bfloat16)
+
+    builder.get_bf16 = get_bf16
     builder.binary_op = patched_binary
     builder.ternary_op = patched_ternary
     builder.unary_op = patched_unary
