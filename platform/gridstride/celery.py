@@ -22,4 +22,4 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "gridstride.settings")
 
 app = Celery("gridstride")
 app.config_from_object("gridstride.celery_config")
-app.autodiscover_tasks(["gridstride.submissions", "gridstride.contests"])
+app.autodiscover_tasks(["gridstride.submissions", "gridstride.contests", "gridstride.assessments"])

@@ -70,6 +70,12 @@ beat_schedule = {
         # A sweep that waited longer than one interval is superseded by the next one.
         "options": {"queue": "web", "expires": float(settings.JUDGE_SWEEP_INTERVAL_S)},
     },
+    # Closes assessment sessions past their deadline and sends their webhooks (docs/assessments.md).
+    "assessments-close-overdue": {
+        "task": "gridstride.assessments.close_overdue",
+        "schedule": float(settings.JUDGE_SWEEP_INTERVAL_S),
+        "options": {"queue": "web", "expires": float(settings.JUDGE_SWEEP_INTERVAL_S)},
+    },
     # Starts and resumes the final re-run of ended contests (idempotent: docs/contests.md).
     "contest-final-runs": {
         "task": "gridstride.contest_final_runs",

@@ -9,6 +9,7 @@ urlpatterns = [
     path("submissions/", include("gridstride.submissions.urls")),
     path("leaderboards/", include("gridstride.leaderboards.urls")),
     path("contests/", include("gridstride.contests.urls")),
+    path("", include("gridstride.assessments.urls")),
     path("", include("gridstride.accounts.urls")),
     path("", include("gridstride.pages.urls")),
     path("", include("gridstride.catalog.urls")),

@@ -41,6 +41,7 @@ api = NinjaAPI(
 )
 token_auth = TokenAuth()
 api.add_router("/contests", "gridstride.contests.api.router")
+api.add_router("/orgs", "gridstride.assessments.api.router")
 logger = logging.getLogger(__name__)
 
 
