@@ -21,7 +21,10 @@ ROOT = Path(__file__).resolve().parents[2]
 WEB_PY = ROOT / ".venv" / "web" / "bin" / "python"
 WEB_CELERY = ROOT / ".venv" / "web" / "bin" / "celery"
 # The judge's environment (./gs makes it); a GPU host's system python already has torch and triton.
-JUDGE_PY = ROOT / ".venv" / "judge" / "bin" / "python"
+# The .venv folder itself may be a link (a worktree sharing another checkout's environments): the
+# sandbox sees real paths only, so the link is resolved (the interpreter's own link is not: the
+# venv is found next to it).
+JUDGE_PY = Path(os.path.realpath(ROOT / ".venv")) / "judge" / "bin" / "python"
 if not JUDGE_PY.exists():
     JUDGE_PY = Path(shutil.which("python3") or "python3")
 

@@ -19,7 +19,9 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 WEB_PY = ROOT / ".venv" / "web" / "bin" / "python"
-JUDGE_PY = ROOT / ".venv" / "judge" / "bin" / "python"
+# A linked .venv (a worktree sharing another checkout's environments) is resolved: the sandbox of
+# the real harness sees real paths only (the interpreter's own link is kept: the venv is found by it).
+JUDGE_PY = Path(os.path.realpath(ROOT / ".venv")) / "judge" / "bin" / "python"
 TRIVIAL = "tests.pipeline.trivial_harness:judge_job"
 
 

@@ -115,7 +115,9 @@ def test_a_rerun_that_passes_and_agrees_is_final_and_one_that_fails_or_disagrees
     assert bob.signals["reasons"] == [
         "the re-run was not accepted (wrong answer: case hidden-1: 3 of 500000 elements differ)"
     ]
+    assert bob.signals["told"] == ["the re-run was not accepted (wrong answer)"]  # no hidden sizes for them
     assert carol.state == "review" and carol.signals["timing"]["agrees"] is False
+    assert carol.signals["told"] == ["the re-run's time does not agree with the live one"]
     assert carol.signals["reasons"][0].startswith("timing disagreement: re-run 169.7 µs against live 113.1 µs (1.50x)")
     contest.refresh_from_db()
     assert contest.final_state == "done"

@@ -99,21 +99,21 @@ def test_the_final_rerun_survives_killed_judge_workers_and_decides_each_result_o
             )
         )
     ids = [s.pk for s in live]
-    wait_for("the live judgings", lambda: Submission.objects.filter(pk__in=ids, status="done").count() == 3, 60)
+    wait_for("the live judgings", lambda: Submission.objects.filter(pk__in=ids, status="done").count() == 3, 180)
     # The contest ends; beat's periodic task starts the final re-run by itself.
     Contest.objects.filter(pk=contest.pk).update(ends_at=timezone.now())
 
     # 1. The pool process judging a re-run is killed: Celery puts the message back.
-    key, pid = wait_for("a re-run to be judged", lambda: rerun_running(stack), 60)
+    key, pid = wait_for("a re-run to be judged", lambda: rerun_running(stack), 180)
     os.kill(pid, signal.SIGKILL)
     # 2. Later the whole judge worker dies in the middle of a re-run: the lease re-queues it.
-    wait_for("another re-run to start", lambda: (r := rerun_running(stack)) and r[0] != key and r, 60)
+    wait_for("another re-run to start", lambda: (r := rerun_running(stack)) and r[0] != key and r, 180)
     judge = stack.judges["0"]
     judge.kill(signal.SIGKILL)
     judge.stop()
     stack.start_judge()
 
-    wait_for("the final re-run to finish", lambda: Contest.objects.get(pk=contest.pk).final_state == "done", 120)
+    wait_for("the final re-run to finish", lambda: Contest.objects.get(pk=contest.pk).final_state == "done", 240)
     runs = list(FinalRun.objects.filter(contest=contest).select_related("rerun"))
     assert len(runs) == PARTICIPANTS
     assert sorted(r.live_id for r in runs) == sorted(ids)

@@ -37,6 +37,7 @@ from gridstride.contests.models import (
 from gridstride.contests.permissions import is_organizer
 from gridstride.contests.review import judge_signals
 from gridstride.contests.windows import Phase, phase
+from gridstride.lib.variation import hidden_shapes, job_fields, new_participant_seed
 from gridstride.submissions import actions as pipeline
 from gridstride.submissions.models import PRIORITY, Context, Language, Mode, Status, Submission
 
@@ -164,7 +165,13 @@ def register(contest: Contest, user: Any, *, invite_code: str = "", team_name: s
         join_code = secrets.token_urlsafe(9)
     try:
         with transaction.atomic():
-            participant = Participant.objects.create(contest=contest, name=name, captain=user, join_code=join_code)
+            participant = Participant.objects.create(
+                contest=contest,
+                name=name,
+                captain=user,
+                join_code=join_code,
+                participant_seed=new_participant_seed(),
+            )
             Member.objects.create(contest=contest, participant=participant, user=user)
     except IntegrityError:
         if Member.objects.filter(contest=contest, user=user).exists():
@@ -212,6 +219,7 @@ def start_virtual(contest: Contest, user: Any) -> Participant:
             name=user.get_username(),
             captain=user,
             is_virtual=True,
+            participant_seed=new_participant_seed(),
             window_start=now,
             window_end=now + contest.duration,
         )
@@ -273,7 +281,10 @@ def submit(
                 context=Context.CONTEST,
                 context_key=contest.slug,
                 gpu_model=gpu_model,
-                allow_hidden=True,  # the contest's own problem (hidden ones are for contests and assessments)
+                # Live judging: the participant's own inputs on the public shapes (the board's
+                # shapes); the hidden ones are kept for the final re-run.
+                variation=job_fields(participant.participant_seed, []),
+                allow_hidden=True,
             )
         except pipeline.SubmissionRefused as exc:
             raise ContestError(exc.message) from None
@@ -353,14 +364,19 @@ def start_final_run(contest: Contest, now: datetime | None = None) -> FinalProgr
 
 
 def _create_final_run(contest: Contest, participant_id: int, problem_id: int, gpu: str, submission_id: int) -> bool:
-    live = Submission.objects.select_related("problem", "owner").get(pk=submission_id)
+    live = Submission.objects.select_related("problem", "problem__current_version", "owner").get(pk=submission_id)
     try:
         with transaction.atomic():
             final_run = FinalRun.objects.create(
                 contest=contest, participant_id=participant_id, problem_id=problem_id, gpu_model=gpu, live=live
             )
-            # A new submission: new public seed (mixed with the judge's secret), the problem's
-            # current checks and shapes, queued at the rejudge priority behind live traffic.
+            # A new submission: a fresh secret seed (never used before, mixed with the judge's
+            # own secret) and hidden shapes drawn from it, on top of the problem's current checks
+            # and public shapes; queued at the rejudge priority behind live traffic.
+            fresh = new_participant_seed()
+            hidden = hidden_shapes(
+                live.problem.current_version.spec if live.problem.current_version else {}, fresh, gpu
+            )
             rerun = pipeline.create_submission(
                 owner=live.owner,
                 problem=live.problem,
@@ -372,6 +388,7 @@ def _create_final_run(contest: Contest, participant_id: int, problem_id: int, gp
                 gpu_model=gpu,
                 priority=PRIORITY["rejudge"],
                 rate_limited=False,
+                variation=job_fields(fresh, hidden),
                 allow_hidden=True,
             )
             Entry.objects.create(contest=contest, participant_id=participant_id, submission=rerun, kind=EntryKind.FINAL)

@@ -101,6 +101,9 @@ class Participant(models.Model):
     # Teammates join with this code (teams only); it is shown to the team's members.
     join_code = models.CharField(max_length=32, blank=True, default="")
     is_virtual = models.BooleanField(default=False)
+    # The participant's secret judging seed (gridstride.lib.variation): every live judging of
+    # their code gets inputs no other participant gets. Never shown on a page or in the API.
+    participant_seed = models.BigIntegerField(default=0)
     # A virtual participant's own window; None for official participants (the contest's).
     window_start = models.DateTimeField(null=True, blank=True)
     window_end = models.DateTimeField(null=True, blank=True)

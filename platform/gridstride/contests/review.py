@@ -11,17 +11,35 @@ from typing import Any
 
 from gridstride.contests.models import Contest, FinalRun
 from gridstride.leaderboards.scoring import geomean
+from gridstride.lib import similarity
+from gridstride.lib.variation import is_hidden_name
 from gridstride.pages import units
 from gridstride.submissions.models import Submission
 
-HIDDEN_PREFIX = "hidden-"
+# Share of the smaller winnowing fingerprint found in the other participant's code at or above which
+# the pair goes to review (lib/similarity: renamed variables and reordered functions keep it high).
+SIMILAR_AT = 0.8
 
 
 def _public_shapes(report: dict[str, Any] | None) -> dict[str, dict[str, Any]]:
     shapes = (report or {}).get("benchmarks") or []
-    return {
-        b["name"]: b for b in shapes if isinstance(b, dict) and not str(b.get("name", "")).startswith(HIDDEN_PREFIX)
-    }
+    return {b["name"]: b for b in shapes if isinstance(b, dict) and not is_hidden_name(b.get("name"))}
+
+
+def similar_participants(final_run: FinalRun, live: Submission) -> list[dict[str, Any]]:
+    """Other participants whose counted code for the same problem resembles this one, starter
+    code discounted (everyone begins from it)."""
+    others = (
+        FinalRun.objects.filter(contest_id=final_run.contest_id, problem_id=final_run.problem_id)
+        .exclude(participant_id=final_run.participant_id)
+        .values_list("participant__name", "live__source")
+    )
+    starters = list((live.problem_version.starters or {}).values()) if live.problem_version else []
+    seen: dict[str, str] = {}
+    for name, source in others:
+        seen.setdefault(name, source)  # one per participant (a result per GPU model shares code)
+    matches = similarity.closest(live.source, seen.items(), ignore_sources=starters, limit=3)
+    return [{"participant": m.label, "score": round(m.score * 100, 1)} for m in matches if m.score >= SIMILAR_AT]
 
 
 def timing_agreement(live: Submission, rerun: Submission, tolerance_pct: float) -> dict[str, Any]:
@@ -65,8 +83,11 @@ def timing_agreement(live: Submission, rerun: Submission, tolerance_pct: float) 
 
 def judge_signals(final_run: FinalRun, rerun: Submission, contest: Contest) -> dict[str, Any]:
     """Everything the review shows, and the reasons (empty: the result is final)."""
-    live = Submission.objects.get(pk=final_run.live_id)
+    live = Submission.objects.select_related("problem_version").get(pk=final_run.live_id)
     reasons: list[str] = []
+    # What the participant reads while the review runs: no judge message (it can name a hidden
+    # shape's sizes), no other participant's name.
+    told: list[str] = []
     signals: dict[str, Any] = {
         "verdict": rerun.verdict,
         "message": rerun.message[:2000],
@@ -79,10 +100,19 @@ def judge_signals(final_run: FinalRun, rerun: Submission, contest: Contest) -> d
             if rerun.message
             else f"the re-run was {label}"
         )
+        told.append(f"the re-run was not accepted ({label})")
     else:
         timing = timing_agreement(live, rerun, contest.rerun_tolerance_pct)
         signals["timing"] = timing
         if not timing["agrees"]:
             reasons.append(f"timing disagreement: {timing.get('why', '')}")
+            told.append("the re-run's time does not agree with the live one")
+    similar = similar_participants(final_run, live)
+    signals["similar"] = similar
+    for match in similar:
+        reasons.append(f"code {match['score']:g}% similar to {match['participant']}'s on this problem")
+    if similar:
+        told.append("the code resembles another participant's")
     signals["reasons"] = reasons
+    signals["told"] = told
     return signals

@@ -270,7 +270,10 @@ def _practice(contest: Contest, user: Any, problem: Problem, **fields: Any) -> S
     """After the end a contest's problems are open for practice: an ordinary submission."""
     if fields["mode"] not in (Mode.RUN, Mode.SUBMIT):
         raise actions.ContestError("Mode must be run or submit.")
-    return pipeline.create_submission(owner=user, problem=problem, context=Context.PRACTICE, **fields)
+    # A hidden problem of a past contest is practised from the contest's own page.
+    return pipeline.create_submission(
+        owner=user, problem=problem, context=Context.PRACTICE, allow_hidden=True, **fields
+    )
 
 
 def _gpu(request: HttpRequest, contest: Contest) -> str:
