@@ -480,7 +480,7 @@ def cmd_selftest(args: argparse.Namespace) -> int:
                 problem=spec.slug,
                 language=sol.language,
                 source=path.read_text(encoding="utf-8"),
-                mode=mode,
+                mode=sol.mode if sol.mode and not args.mode else mode,
                 seed=args.seed,
             )
             t0 = time.monotonic()

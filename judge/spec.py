@@ -211,6 +211,9 @@ class Solution:
     # expectation when the score is no faster than this honest corpus file's, within timing noise
     # (cli.timed_like: the hidden work was timed, the replay never hit). Only with expect = "rejected".
     or_timed_like: str = ""
+    # The mode this entry is judged in where the self-test's own default differs ("benchmark"
+    # for a cheat that only shows in timed calls; CPU hosts self-test in "test" mode).
+    mode: str = ""
 
 
 @dataclass(frozen=True)
@@ -466,9 +469,12 @@ def load_problem(directory: Path) -> ProblemSpec:
             why=raw.get("why", ""),
             gpu_only=bool(raw.get("gpu_only", False)),
             or_timed_like=raw.get("or_timed_like", ""),
+            mode=raw.get("mode", ""),
         )
         if sol.expect not in VERDICTS or sol.language not in LANGUAGES:
             raise r.fail(f"solution {sol.file!r}: bad expect or language", sol.file)
+        if sol.mode not in ("", "test", "benchmark"):
+            raise r.fail(f"solution {sol.file!r}: mode is 'test' or 'benchmark'", sol.file)
         if sol.or_timed_like and (sol.expect != "rejected" or not isinstance(sol.or_timed_like, str)):
             raise r.fail(f"solution {sol.file!r}: or_timed_like goes with expect = 'rejected'", sol.file)
         if not (directory / "solutions" / sol.file).is_file():

@@ -421,6 +421,24 @@ class Job:
         assert self._result is not None
         return self._result
 
+    def target_host_pid(self) -> int | None:
+        """The host's pid of the job's target process (the child of the job's init), found
+        through the job's cgroup; None without a cgroup or once it is gone. The judge reads the
+        target's CPU accounting from /proc with it (judge/harness/parent/clock.py)."""
+        if self._target_pid is not None:
+            return self._target_pid  # no PID namespace: init said which it is
+        if self._cgroup is None:
+            return None
+        parents = {}
+        for pid in self._cgroup.pids():
+            with contextlib.suppress(OSError, ValueError, IndexError), open(f"/proc/{pid}/stat", "rb") as fh:
+                parents[pid] = int(fh.read().rsplit(b")", 1)[1].split()[1])
+        inits = [pid for pid, parent in parents.items() if parent == self.pid]
+        if len(inits) != 1:
+            return None
+        targets = [pid for pid, parent in parents.items() if parent == inits[0]]
+        return targets[0] if len(targets) == 1 else None
+
     def kill(self, reason: str | None = None) -> None:
         """Kill the whole tree now. `reason` (a limit kind) is reported as limit_hit."""
         with self._lock:

@@ -18,6 +18,7 @@ import io
 import logging
 import os
 import select
+import socket
 import threading
 import time
 from collections import deque
@@ -59,12 +60,15 @@ class WarmJob:
     channel_out: the parent's write end of the child's fd 3 (send the job here, then close it).
     channel_in: the parent's read end of the child's fd 4 (results come back here).
     Both are unbuffered binary file objects (`.fileno()` gives the raw fd).
+    regions: the parent's end of a Unix stream socket that is the child's fd 5 (the judge
+    passes the fds of the memory it shares with the child through it).
     """
 
-    def __init__(self, job: Job, channel_out: io.FileIO, channel_in: io.FileIO) -> None:
+    def __init__(self, job: Job, channel_out: io.FileIO, channel_in: io.FileIO, regions: socket.socket) -> None:
         self.job = job
         self.channel_out = channel_out
         self.channel_in = channel_in
+        self.regions = regions
 
     @property
     def pid(self) -> int:
@@ -77,7 +81,7 @@ class WarmJob:
         self.job.kill()
 
     def close_channels(self) -> None:
-        for channel in (self.channel_out, self.channel_in):
+        for channel in (self.channel_out, self.channel_in, self.regions):
             with contextlib.suppress(OSError):
                 channel.close()
 
@@ -116,6 +120,7 @@ class WarmPool:
     def _spawn(self) -> WarmJob:
         job_r, job_w = os.pipe()
         result_r, result_w = results_pipe()
+        regions, regions_child = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
             job = Job(
                 self.argv,
@@ -123,18 +128,20 @@ class WarmPool:
                 env=self.env,
                 gpu=self.gpu,
                 readable=self.readable,
-                pass_fds=(job_r, result_w),
+                pass_fds=(job_r, result_w, regions_child.fileno()),
                 warm=True,
                 on_done=self._job_done,
             )
         except BaseException:
             for fd in (job_w, result_r):
                 os.close(fd)
+            regions.close()
             raise
         finally:
             os.close(job_r)
             os.close(result_w)
-        return WarmJob(job, io.FileIO(job_w, "wb"), io.FileIO(result_r, "rb"))
+            regions_child.close()
+        return WarmJob(job, io.FileIO(job_w, "wb"), io.FileIO(result_r, "rb"), regions)
 
     def refill_soon(self) -> None:
         """Start the next warm process now, in the background, if the pool is short of one.

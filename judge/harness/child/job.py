@@ -34,6 +34,7 @@ import itertools
 import json
 import os
 import random
+import socket
 import sys
 import tempfile
 import time
@@ -44,7 +45,9 @@ from typing import Any, BinaryIO
 
 import torch
 
+from judge.harness.child import shared_runs
 from judge.harness.child.guard import Guard
+from judge.harness.child.shared_inputs import SharedSets
 from judge.harness.child.timing import L2Flusher, TimingPolicy, time_calls
 from judge.harness.child.triton_interpreter import needs_gpu_in
 from judge.harness.child.warmup import warm_up
@@ -98,7 +101,11 @@ class Channel:
     def wait_answer(self) -> dict[str, Any]:
         """The parent's answer to an await: {go: bool}, after a shape's timing maybe with
         retime: true (time the shape again). {} when the channel broke."""
-        self.send({"kind": "await"})
+        return self.ask({"kind": "await"})
+
+    def ask(self, header: dict[str, Any]) -> dict[str, Any]:
+        """Send a frame the parent answers ("await", a call request) and read the answer."""
+        self.send(header)
         if self.reader is None:
             return {"go": True}
         try:
@@ -258,7 +265,7 @@ def classify(exc: BaseException, path: str, shown_as: str, stage: str) -> dict[s
 
 
 class Runner:
-    def __init__(self, job: dict[str, Any], channel: Channel) -> None:
+    def __init__(self, job: dict[str, Any], channel: Channel, regions: socket.socket | None = None) -> None:
         self.job = job
         self.channel = channel
         self.device = job["device"]
@@ -266,9 +273,18 @@ class Runner:
         self.outputs_spec = job["outputs"]
         self.sizes_names = job["sizes"]
         self.submission = Submission(job, channel)
-        self.generate: Callable[..., dict[str, torch.Tensor]] = _load_module(
-            job["paths"]["reference"], "gridstride_reference"
-        ).generate_inputs
+        # Parent-owned memory (CPU hosts): no seed, no generator here; the parent writes inputs.
+        self.shared: SharedSets | None = None
+        if job.get("memory") == "shared":
+            if regions is None:
+                raise RuntimeError("a shared-memory job needs the region socket (fd 5)")
+            self.shared = SharedSets(
+                channel.ask, regions, [t["name"] for t in job["inputs"]], [t["name"] for t in job["outputs"]]
+            )
+        else:
+            self.generate: Callable[..., dict[str, torch.Tensor]] = _load_module(
+                job["paths"]["reference"], "gridstride_reference"
+            ).generate_inputs
         self.guard: Guard | None = None
         self.flusher: L2Flusher | None = None
 
@@ -426,6 +442,8 @@ class Runner:
             self.flusher = L2Flusher("cuda")
         strict_numerics()
         self.guard = Guard()
+        if self.shared is not None:
+            shared_runs.calibrate(self)  # before the submission exists in this process
         self.submission.load()
         changes = self.guard.changes()
         if changes:
@@ -459,6 +477,9 @@ class Runner:
             del inputs, outputs, call
 
     def correctness(self) -> None:
+        if self.shared is not None:
+            shared_runs.correctness(self)
+            return
         cases = self.job["cases"]
         for i, case in enumerate(cases):
             self.channel.send(
@@ -500,6 +521,8 @@ class Runner:
 
     def benchmarks(self) -> bool:
         """Every benchmark shape; False when the parent said stop."""
+        if self.shared is not None:
+            return shared_runs.benchmarks(self, self.report_failure)
         shapes = self.job["benchmarks"]
         policy = TimingPolicy.from_dict(self.job["policy"])
         order_rng = random.Random(self.job["order_seed"])
@@ -557,6 +580,7 @@ class Runner:
 
             def after(
                 index: int,
+                _elapsed: float,
                 pool: list[list[torch.Tensor]] = pool,
                 set_outputs: list[list[torch.Tensor]] = set_outputs,
                 before: list[list[tuple[Any, ...]]] = guard_before,
@@ -639,6 +663,11 @@ class Runner:
                     break
             del pool, calls, outputs, set_outputs, fresh
         return True
+
+    def report_failure(self, exc: BaseException, stage: str) -> None:
+        """An exception of the submission's: its verdict to the parent, then Stop."""
+        self.channel.send({"kind": "error", **classify(exc, self.submission.path, self.submission.shown_as, stage)})
+        raise Stop from None
 
     def kernel_list(self, call: Callable[[], Any], outputs: list[torch.Tensor]) -> list[list[Any]]:
         """The kernels one call launched, from the profiler (CUDA activity only)."""
@@ -808,9 +837,10 @@ def materialize(job: dict[str, Any], library: bytearray | None) -> None:
         paths["solution"] = os.path.join(directory, job["shown_as"])
         with open(paths["solution"], "w", encoding="utf-8") as fh:
             fh.write(job["source"])
-    paths["reference"] = os.path.join(directory, "gridstride_reference.py")
-    with open(paths["reference"], "w", encoding="utf-8") as fh:
-        fh.write(job["reference_source"])
+    if "reference_source" in job:  # the input generator: only where the child makes its own inputs
+        paths["reference"] = os.path.join(directory, "gridstride_reference.py")
+        with open(paths["reference"], "w", encoding="utf-8") as fh:
+            fh.write(job["reference_source"])
     job["paths"] = paths
 
 
@@ -830,6 +860,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m judge.harness.child")
     parser.add_argument("--in-fd", type=int, default=3)
     parser.add_argument("--out-fd", type=int, default=4)
+    parser.add_argument("--region-fd", type=int, default=5)
     parser.add_argument("--job-file", help="read the job frame from this file (ncu mode; no channel)")
     args = parser.parse_args(argv)
 
@@ -847,12 +878,14 @@ def main(argv: list[str] | None = None) -> int:
         with open(args.job_file, "rb") as fh:
             job, library = framing.read_frame(fh, max_blob=MAX_LIBRARY_BYTES)
         channel = Channel(None, None)
+        regions = None
         # ncu writes its report to stdout; keep the submission's prints off it.
         os.dup2(2, 1)
     else:
         reader = framing.open_reader(args.in_fd)
         writer = framing.open_writer(args.out_fd)
         channel = Channel(writer, reader)
+        regions = socket.socket(fileno=args.region_fd)
         # Warm: said before waiting, so the pool can tell a warmed process from one still
         # starting (sandbox.WarmPool.warm_idle) and the report can show what the warm-up took.
         with contextlib.suppress(Exception):
@@ -870,7 +903,7 @@ def main(argv: list[str] | None = None) -> int:
         if job.get("ncu"):
             run_for_ncu(job, channel)
         else:
-            Runner(job, channel).run()
+            Runner(job, channel, regions).run()
     except Stop:
         pass
     except Violation as exc:

@@ -226,10 +226,11 @@ def time_calls(
     device: str,
     flusher: L2Flusher,
     rng: random.Random,
-    after: Callable[[int], None] | None = None,
+    after: Callable[[int, float], None] | None = None,
     on_timing_start: Callable[[], None] | None = None,
 ) -> TimedRun:
-    """Warm up, then time calls until the median's CI is tight enough or the budget is spent."""
+    """Warm up, then time calls until the median's CI is tight enough or the budget is spent.
+    after(set, elapsed us) runs after each call, outside its timed window."""
     order = SetOrder(sets, rng)
     run = TimedRun()
     perf = time.perf_counter_ns
@@ -296,7 +297,7 @@ def time_calls(
         index = order.next()
         elapsed, _ = one(index)
         if after is not None:
-            after(index)
+            after(index, elapsed)
         run.warmup_us.append(elapsed)
         count = len(run.warmup_us)
         stable = previous is not None and abs(elapsed - previous) <= policy.warmup_stable_rel * max(previous, 1e-9)
@@ -317,7 +318,7 @@ def time_calls(
             index = order.next()
             elapsed, drain = one(index)
             if after is not None:
-                after(index)
+                after(index, elapsed)
             run.times_us.append(elapsed)
             run.drains_us.append(drain)
             run.sets.append(index)

@@ -104,6 +104,14 @@ class JudgeConfig:
     # score is the last timing's.
     timing_attempts: int = 2
     pool_sets: int = 16
+    # The forged-timing rule (parent/clock.py): how far the parent's own figures for a shape's
+    # timed calls may exceed the child's claims, after the calibrated handshake is taken off,
+    # before the claims count as forged: the larger of the absolute bound and `rel` of the
+    # claimed median. On CPU hosts the wall bound is wide (a shared host's scheduler) and the
+    # CPU-time bound tight (docs/judging.md, "The trust boundary", gives the measurements).
+    clock_wall_allowance_us: float = 300.0
+    clock_cpu_allowance_us: float = 50.0
+    clock_allowance_rel: float = 0.05
     # The check of a benchmark shape's first, untimed call reads at most this much of each output
     # (tensors.sample_positions); the final timed call's output is checked whole. A whole early
     # check cost ~2.5 s per GiB of output on the H200 (pipeline_gpu, 2026-11-30) to give a wrong

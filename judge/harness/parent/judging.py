@@ -24,7 +24,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from judge import spec as specmod
 from judge.harness import source_checks
@@ -53,6 +53,9 @@ from judge.protocol import (
     ShapeTiming,
     source_text_fault,
 )
+
+if TYPE_CHECKING:
+    from judge.harness.parent.shared_calls import SharedCalls
 
 log = logging.getLogger("judge.harness")
 
@@ -211,6 +214,9 @@ class Judging:
         self.timeline: list[tuple[str, float]] = []
         self.clock_samples: list[dict[str, float]] = []
         self.retime: ShapeState | None = None  # a shape to be timed again (its drains looked like hidden work)
+        # Calls on memory the parent owns (CPU hosts): inputs written, outputs read and calls
+        # timed by the parent (parent/shared_calls.py).
+        self.shared: SharedCalls | None = None
         # decided: the verdict is final. wrong: a correctness case failed (the remaining cases
         # still run so the report lists them all; the first failure keeps the verdict).
         self.decided = False
@@ -254,6 +260,8 @@ class Judging:
         if self.child is not None:
             self.child.kill()
             self.child.close_channels()
+        if self.shared is not None:
+            self.shared.close()
 
     # -- the run ------------------------------------------------------------------------------
 
@@ -437,6 +445,8 @@ class Judging:
         def shapes(sizes: dict[str, int]) -> dict[str, list[int]]:
             return {t.name: list(t.concrete_shape(sizes)) for t in tensors}
 
+        if device == "cpu":
+            return self.shared_child_job(policy, shapes)
         return {
             "language": job.language,
             "device": device,
@@ -475,6 +485,33 @@ class Judging:
             "profile_kernels": device == "cuda" and job.language in KERNEL_LANGUAGES,
             # In test mode the profiler looks at the largest case.
             "profile_case": max(range(len(cases)), key=lambda i: _volume(spec, cases[i].sizes)) if cases else 0,
+        }
+
+    def shared_child_job(self, policy: Any, shapes: Callable[[dict[str, int]], dict[str, list[int]]]) -> dict[str, Any]:
+        """The job of a child that computes on memory the parent owns (CPU hosts): no seed, no
+        input generator, no output sampling (the parent writes every input and reads every
+        output itself; parent/shared_calls.py)."""
+        assert self.spec is not None
+        spec, job = self.spec, self.job
+        return {
+            "memory": "shared",
+            "language": job.language,
+            "device": self.config.device,
+            "source": job.source if job.language != "cuda" else "",
+            "shown_as": f"solution{specmod.SOURCE_SUFFIX[job.language]}",
+            "signature": spec.signature(),
+            "inputs": [{"name": t.name, "dtype": t.dtype} for t in spec.inputs],
+            "outputs": [{"name": t.name, "dtype": t.dtype} for t in spec.outputs],
+            "sizes": list(spec.sizes),
+            "cases": [{"name": c.name, "sizes": dict(c.sizes), "shapes": shapes(c.sizes)} for c in self.cases],
+            "benchmarks": [{"name": s.name, "sizes": s.sizes, "shapes": shapes(s.sizes)} for s in self.shapes],
+            "policy": policy.as_dict(),
+            "pool_sets": self.config.pool_sets,
+            "order_seed": derive_seed(self.config.secret, job.seed, "order", 0),
+            "pool_memory_fraction": self.config.pool_memory_fraction,
+            "gpu_memory_bytes": spec.limits.gpu_memory_mb << 20,
+            "profile_kernels": False,
+            "profile_case": 0,
         }
 
     def limit_seconds(self) -> float:
@@ -519,11 +556,19 @@ class Judging:
         if self.job.mode == "test":
             self.refill_pool()  # nothing is timed in a test run: the next process can start beside it
         assert self.child.job_out is not None and self.child.results_in is not None
+        if child_job.get("memory") == "shared":
+            if self.child.regions is None:
+                raise RuntimeError("the child has no region socket")
+            from judge.harness.parent.shared_calls import SharedCalls
+
+            self.shared = SharedCalls(self, self.child.regions, self.child.accounting_pid, None)
         frames: queue.Queue[tuple[float, dict[str, Any] | None, Any]] = queue.Queue()
         reader = threading.Thread(
             target=framing.pump_frames, args=(self.child.results_in, frames, self.max_blob), daemon=True
         )
         reader.start()
+        if self.shared is not None:
+            self.shared.reader_tid = reader.native_id
         self.case_results: list[CaseResult | None] = [None] * len(self.cases)
         self.pending: dict[str, Any] = {}
         self.completed = False
@@ -659,6 +704,13 @@ class Judging:
                 self.stage_text = "loading your code"
             elif kind == "stage":
                 self.on_stage(header)
+            elif kind == "call" and self.shared is not None:
+                self.shared.on_call(header)
+            elif kind == "called" and self.shared is not None:
+                self.shared.on_called(header, arrived)
+            elif kind in ("call", "called") or (self.shared is not None and kind in ("output", "checked")):
+                # Where the parent owns the memory, outputs and checksums never come as frames.
+                raise framing.ForgedFrame(f"a {kind} frame does not belong to this job's protocol")
             elif kind == "output":
                 self.on_output(header, blob)
             elif kind == "checked":
@@ -859,7 +911,14 @@ class Judging:
             raise framing.ForgedFrame(f"unexpected outputs {sorted(self.pending)}")
         if sampled:
             label = f"benchmark {self.shapes[index].name} (input set 0, a sample checked before timing)"
-        result = results.case_result(label, sizes, comparisons, spec.tolerance, bool(header.get("returned")))
+        self.record_check(kind, index, label, sizes, comparisons, bool(header.get("returned")))
+
+    def record_check(
+        self, kind: str, index: int, label: str, sizes: dict[str, int], comparisons: list[Any], returned: bool
+    ) -> None:
+        """The verdict on one checked call's outputs (case `index`, or a call of shape `index`)."""
+        assert self.spec is not None
+        result = results.case_result(label, sizes, comparisons, self.spec.tolerance, returned)
         if kind == "case":
             self.case_results[index] = result
             self.report.cases = [r for r in self.case_results if r is not None]
@@ -925,17 +984,18 @@ class Judging:
             raise framing.ForgedFrame("times must be positive finite numbers")
         if not all(isinstance(s, int) and 0 <= s < max(shape.pool_size, 1) for s in sets):
             raise framing.ForgedFrame("a timed call used a set outside the pool")
-        seeds, warmup_seeds = times.get("seeds"), times.get("warmup_seeds")
-        if not (isinstance(seeds, list) and isinstance(warmup_seeds, list)) or len(seeds) != len(values):
-            raise framing.ForgedFrame("bad input seeds in the times frame")
-        every = [*warmup_seeds, *seeds]
-        if (
-            not all(isinstance(s, int) and 0 <= s < 1 << 20 for s in every)
-            or len(set(every)) != len(every)
-            or shape.seen_seeds.intersection(every)
-        ):
-            raise framing.ForgedFrame("two calls were given the same inputs")
-        shape.seen_seeds.update(every)
+        if self.shared is None:  # the child made its own inputs: it says which seeds it used
+            seeds, warmup_seeds = times.get("seeds"), times.get("warmup_seeds")
+            if not (isinstance(seeds, list) and isinstance(warmup_seeds, list)) or len(seeds) != len(values):
+                raise framing.ForgedFrame("bad input seeds in the times frame")
+            every = [*warmup_seeds, *seeds]
+            if (
+                not all(isinstance(s, int) and 0 <= s < 1 << 20 for s in every)
+                or len(set(every)) != len(every)
+                or shape.seen_seeds.intersection(every)
+            ):
+                raise framing.ForgedFrame("two calls were given the same inputs")
+            shape.seen_seeds.update(every)
         if shape.timing_started is None or shape.times_received is None:
             raise framing.ForgedFrame("times without a timing start")
         span_us = (shape.times_received - shape.timing_started) * 1e6
@@ -947,6 +1007,8 @@ class Judging:
                 f"shape {shape.name} lasted {span_us:.0f} us on the judge's clock",
             )
             raise Finished
+        if self.shared is not None:
+            self.shared.check_times(shape)  # the claims against the parent's clock (forged-timing)
         detail = times.get("drain_detail")
         if isinstance(detail, list):  # a measurement run (TimingPolicy.drain_detail)
             self.report.system.setdefault("drain_detail", {}).setdefault(shape.name, []).append(detail)
@@ -1129,6 +1191,10 @@ def child_env(config: JudgeConfig) -> dict[str, str]:
         env["CUDA_DEVICE_MAX_CONNECTIONS"] = "1"
     if config.device == "cpu":
         env["TRITON_INTERPRET"] = "1"
+        # OpenMP workers sleep as soon as a parallel region ends instead of spinning: on a host
+        # whose cores are shared, their spinning delays the handshake around every timed call,
+        # which the parent's clock would read as time the call did not report.
+        env["OMP_WAIT_POLICY"] = "PASSIVE"
         env["CUDA_VISIBLE_DEVICES"] = ""
     if isinstance(config.triton_seed, Path):
         env[SEED_ENV] = str(config.triton_seed)

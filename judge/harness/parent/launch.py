@@ -2,7 +2,8 @@
 
 Two calls:
 - `start_child(argv, ...)`: a process with two channels, the job going in on its fd 3 and
-  results coming out on its fd 4 (a warm one from the pool when the config has one);
+  results coming out on its fd 4, and a Unix socket on its fd 5 for the fds of the memory the
+  parent shares with it (a warm one from the pool when the config has one);
 - `run_files(argv, ...)`: a build or tool step (nvcc, ncu) with input files written into its
   private directory before it starts and named output files sent back afterwards.
 
@@ -19,6 +20,7 @@ import logging
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import tempfile
 import threading
@@ -106,10 +108,16 @@ def _exit_from_result(result: Any) -> Exit:
 
 
 class Child:
-    """A started process: write the job to `job_out`, read frames from `results_in`."""
+    """A started process: write the job to `job_out`, read frames from `results_in`, pass the
+    fds of memory shared with it on `regions` (its fd 5; judge/harness/common/shared_memory.py)."""
 
     job_out: BinaryIO | None
     results_in: BinaryIO | None
+    regions: socket.socket | None = None
+
+    def accounting_pid(self) -> int | None:
+        """The host pid of the process that runs the job (its CPU time is read from /proc)."""
+        return None
 
     def kill(self, reason: str | None = None) -> None:
         raise NotImplementedError
@@ -119,7 +127,7 @@ class Child:
         raise NotImplementedError
 
     def close_channels(self) -> None:
-        for stream in (self.job_out, self.results_in):
+        for stream in (self.job_out, self.results_in, self.regions):
             if stream is not None:
                 with contextlib.suppress(OSError, ValueError):
                     stream.close()
@@ -130,11 +138,15 @@ class Child:
 
 
 class _SandboxChild(Child):
-    def __init__(self, job: Any, job_out: BinaryIO, results_in: BinaryIO) -> None:
+    def __init__(self, job: Any, job_out: BinaryIO, results_in: BinaryIO, regions: socket.socket) -> None:
         self.job = job  # sandbox.Job
         self.pid = job.pid
         self.job_out = job_out
         self.results_in = results_in
+        self.regions = regions
+
+    def accounting_pid(self) -> int | None:
+        return self.job.target_host_pid()
 
     def kill(self, reason: str | None = None) -> None:
         self.job.kill(reason)
@@ -160,21 +172,30 @@ def _sandbox_start(
             warm.job,
             io.BufferedWriter(warm.channel_out, 1 << 16),  # type: ignore[arg-type]
             io.BufferedReader(warm.channel_in, 1 << 16),  # type: ignore[arg-type]
+            warm.regions,
         )
     job_r, job_w = os.pipe()
     res_r, res_w = results_pipe()
+    regions, regions_child = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         job = sandbox.start(
-            argv, limits=limits.for_sandbox(), env=env, gpu=gpu, readable=readable, pass_fds=(job_r, res_w)
+            argv,
+            limits=limits.for_sandbox(),
+            env=env,
+            gpu=gpu,
+            readable=readable,
+            pass_fds=(job_r, res_w, regions_child.fileno()),
         )
     except BaseException:
         os.close(job_w)
         os.close(res_r)
+        regions.close()
         raise
     finally:
         os.close(job_r)
         os.close(res_w)
-    return _SandboxChild(job, os.fdopen(job_w, "wb"), os.fdopen(res_r, "rb", buffering=1 << 16))
+        regions_child.close()
+    return _SandboxChild(job, os.fdopen(job_w, "wb"), os.fdopen(res_r, "rb", buffering=1 << 16), regions)
 
 
 def make_pool(
@@ -229,17 +250,22 @@ class _ProcessChild(Child):
         results_in: BinaryIO | None,
         limits: RunLimits,
         private_dir: str | None = None,
+        regions: socket.socket | None = None,
     ) -> None:
         self.proc = proc
         self.pid = proc.pid
         self.job_out = job_out
         self.results_in = results_in
+        self.regions = regions
         self.started = time.monotonic()
         self.private_dir = private_dir
         assert proc.stdout is not None and proc.stderr is not None
         self._out = _Capped(proc.stdout, limits.max_output_bytes)
         self._err = _Capped(proc.stderr, limits.max_output_bytes)
         self._killed_for: str | None = None
+
+    def accounting_pid(self) -> int | None:
+        return self.proc.pid
 
     def kill(self, reason: str | None = None) -> None:
         """Kill the whole process group (the child and anything it started)."""
@@ -300,7 +326,8 @@ def _subprocess_start(
     private = _private_dir(work_dir)
     job_r, job_w = os.pipe()
     res_r, res_w = results_pipe()
-    argv = [*argv, "--in-fd", str(job_r), "--out-fd", str(res_w)]
+    regions, regions_child = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    argv = [*argv, "--in-fd", str(job_r), "--out-fd", str(res_w), "--region-fd", str(regions_child.fileno())]
     try:
         proc = subprocess.Popen(
             [a.replace("{dir}", private) for a in argv],
@@ -309,17 +336,21 @@ def _subprocess_start(
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
-            pass_fds=(job_r, res_w),
+            pass_fds=(job_r, res_w, regions_child.fileno()),
             start_new_session=True,
         )
     except BaseException:
         os.close(job_w)
         os.close(res_r)
+        regions.close()
         raise
     finally:
         os.close(job_r)
         os.close(res_w)
-    child = _ProcessChild(proc, os.fdopen(job_w, "wb"), os.fdopen(res_r, "rb", buffering=1 << 16), limits, private)
+        regions_child.close()
+    child = _ProcessChild(
+        proc, os.fdopen(job_w, "wb"), os.fdopen(res_r, "rb", buffering=1 << 16), limits, private, regions
+    )
     # The private directory goes when the process does (removal never follows links).
     threading.Thread(target=_remove_after, args=(proc, private), daemon=True).start()
     return child

@@ -1,0 +1,62 @@
+"""The child's side of the parent's memory (judge/harness/common/shared_memory.py).
+
+The child holds no seed and no input generator: before each call it asks the parent for the
+call's memory ({"kind": "call", ...} on fd 4) and blocks until the parent's "go" (on fd 3), by
+which time the parent has written the inputs and poisoned the outputs. A region's first "go"
+carries its size and layout, and its fd arrives on the region socket (fd 5) just before.
+"""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import Callable
+from typing import Any
+
+import torch
+
+from judge.harness.common.shared_memory import Region, Slot, receive_region_fd
+
+
+class Refused(Exception):
+    """The parent answered a call request with stop (a verdict is known) or not at all."""
+
+
+class SharedSets:
+    def __init__(
+        self,
+        ask: Callable[[dict[str, Any]], dict[str, Any]],
+        sock: socket.socket,
+        input_names: list[str],
+        output_names: list[str],
+    ) -> None:
+        self.ask = ask
+        self.sock = sock
+        self.input_names = input_names
+        self.output_names = output_names
+        self.regions: dict[str, Region] = {}
+
+    def acquire(self, request: dict[str, Any]) -> tuple[str, list[torch.Tensor], list[torch.Tensor]]:
+        """Ask for one call's memory; (region key, inputs, outputs) once the parent says go."""
+        answer = self.ask({"kind": "call", **request})
+        if not answer.get("go"):
+            raise Refused
+        key = answer.get("region")
+        if not isinstance(key, str):
+            raise RuntimeError("the parent's go named no region")
+        region = self.regions.get(key)
+        if region is None:
+            size = answer["size"]
+            slots = [Slot.from_dict(s, size) for s in answer["slots"]]
+            region = Region.attach(receive_region_fd(self.sock), size, slots)
+            self.regions[key] = region
+        views = region.views
+        return key, [views[n] for n in self.input_names], [views[n] for n in self.output_names]
+
+    def release(self, key: str) -> None:
+        region = self.regions.pop(key, None)
+        if region is not None:
+            region.close()
+
+    def release_all(self) -> None:
+        for key in list(self.regions):
+            self.release(key)

@@ -1,0 +1,124 @@
+"""The trust boundary on CPU hosts (docs/judging.md, "The trust boundary"): the parent owns the
+memory a call computes on, holds every seed, reads outputs and inputs itself and bounds the
+child's times with its own clock. Each attack file of the corpus goes through the real child
+(sandboxed) and parent."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from judge import spec as specmod
+from tests.judge.judging_helpers import judge
+
+SEEDLIKE = ("seed", "pool_seeds", "fresh_key", "sample_phase", "reference_source")
+
+
+def corpus_source(problem: str, file: str) -> str:
+    return (specmod.PROBLEMS_DIR / problem / "solutions" / file).read_text(encoding="utf-8")
+
+
+PRINTS_ITS_JOB = """
+import gc, json
+import torch
+
+runner = next(o for o in gc.get_objects() if type(o).__name__ == "Runner")
+print("JOB " + json.dumps(runner.job, default=str))
+
+
+def solve(a, b, c, n):
+    torch.add(a, b, out=c)
+"""
+
+
+def test_the_childs_job_carries_no_seed_and_no_input_generator() -> None:
+    report = judge(PRINTS_ITS_JOB, mode="benchmark")
+    assert report.verdict == "accepted", report.message
+    line = next(x for x in report.stdout.splitlines() if x.startswith("JOB "))
+    job = json.loads(line[4:])
+    assert job["memory"] == "shared"
+    text = json.dumps(job)
+    for key in SEEDLIKE:
+        assert f'"{key}"' not in text, key
+    assert "generate_inputs" not in text
+    assert job["cases"] and job["benchmarks"]
+
+
+@pytest.mark.parametrize(
+    ("problem", "file", "language", "mode", "verdict", "rule"),
+    [
+        ("vector_add", "triton_patches_channel_times.py", "triton", "benchmark", "rejected", "forged-timing"),
+        ("vector_add", "triton_patches_json_dumps.py", "triton", "benchmark", "rejected", "forged-timing"),
+        ("vector_add", "pytorch_forges_input_checksums.py", "pytorch", "test", "rejected", "inputs-modified"),
+        ("vector_add", "pytorch_finishes_after_return.py", "pytorch", "benchmark", "rejected", "hidden-work"),
+    ],
+)
+def test_an_attack_of_the_corpus_is_rejected_by_the_parent(
+    problem: str, file: str, language: str, mode: str, verdict: str, rule: str
+) -> None:
+    report = judge(corpus_source(problem, file), language=language, problem=problem, mode=mode)
+    assert report.verdict == verdict, report.message
+    assert f"rule broken ({rule})" in report.message
+
+
+def test_forged_timing_shows_the_claim_and_the_judges_own_figures() -> None:
+    source = corpus_source("vector_add", "triton_patches_json_dumps.py")
+    report = judge(source, language="triton", mode="benchmark")
+    assert report.verdict == "rejected"
+    assert "reported a median of" in report.message and "the judge's own clock saw a median of" in report.message
+    clock = report.system["parent_clock"]
+    assert clock["calibration"]["n"] >= 10
+    shape = next(v for k, v in clock.items() if k != "calibration")
+    assert shape["broken"] and shape["span_us"] > 100 * shape["claimed_us"]
+
+
+def test_precomputing_from_seeds_finds_none_and_is_judged_at_its_honest_work() -> None:
+    report = judge(corpus_source("matmul", "pytorch_precomputes_from_seeds.py"), problem="matmul", mode="benchmark")
+    assert report.verdict == "accepted", report.message
+    assert "precomputed 0 products" in report.stdout
+
+
+def test_an_honest_submission_passes_the_parents_clock_and_its_figures_are_in_the_report() -> None:
+    report = judge(corpus_source("vector_add", "pytorch_ok.py"), mode="benchmark")
+    assert report.verdict == "accepted", report.message
+    clock = report.system["parent_clock"]
+    for timing in report.benchmarks:
+        figures = clock[timing.name]
+        assert figures["broken"] == []
+        assert figures["span_us"] >= figures["claimed_us"]
+
+
+REBINDS_OUTPUT = """
+import gc
+import torch
+
+runner = next(o for o in gc.get_objects() if type(o).__name__ == "Runner")
+runner.check_after_call = lambda *args, **kwargs: None  # the child's own identity check, off
+
+
+def solve(a, b, c, n):
+    c.set_(torch.empty_like(c))  # the result goes into memory of its own
+    torch.add(a, b, out=c)
+"""
+
+
+def test_outputs_are_read_from_the_parents_memory_not_from_the_childs_tensors() -> None:
+    report = judge(REBINDS_OUTPUT)
+    assert report.verdict == "wrong_answer", report.message
+    assert "not written" in report.message
+
+
+def test_a_region_cannot_be_shrunk_under_the_parents_mapping() -> None:
+    from judge.harness.common.shared_memory import Region, layout
+
+    slots, size = layout([("a", "float32", (1000,))])
+    region = Region.create(slots, size)
+    try:
+        with pytest.raises(PermissionError):
+            os.ftruncate(region.fd, 64)
+        region.views["a"].fill_(1.0)
+        assert float(region.views["a"].sum()) == 1000.0
+    finally:
+        region.close()
