@@ -537,7 +537,10 @@ def test_a_benchmark_run_starts_the_next_warm_process_once_its_last_shape_is_tim
         check(self, header)
 
     monkeypatch.setattr(Judging, "on_checked", slow_check)
-    report, called, spawned = judge_logging_spawns(JudgeConfig(device="cpu", limit_cap_seconds=60), "benchmark")
+    # The child-made inputs of GPU hosts, whose final output check follows the last timing (where
+    # the parent owns the memory every check comes before it).
+    config = JudgeConfig(device="cpu", limit_cap_seconds=60, parent_memory=False)
+    report, called, spawned = judge_logging_spawns(config, "benchmark")
     timeline = dict(report.system["timeline_s"])
     last_timed = timeline[f"{report.benchmarks[-1].name}: timed"]
     assert len(spawned) == 1, spawned
@@ -593,14 +596,17 @@ def test_a_large_outputs_arrival_is_a_step_of_the_timeline(monkeypatch: pytest.M
     import judge.harness.parent.judging as judging
 
     monkeypatch.setattr(judging, "LARGE_OUTPUT_BYTES", 1 << 20)  # the CPU shapes' 4 MiB output counts
-    report = judge(ADD, mode="benchmark")
+    # Outputs sent as frames: the child-made inputs of GPU hosts (parent_memory=False).
+    report = judge(ADD, mode="benchmark", config=JudgeConfig(device="cpu", limit_cap_seconds=60, parent_memory=False))
     assert report.verdict == "accepted", report.message
     events = [event for event, _ in report.system["timeline_s"]]
     arrived = [i for i, event in enumerate(events) if event == "output c received (4 MiB)"]
     assert arrived and all(events[i + 1].endswith(": checked") for i in arrived), events
 
 
-SAMPLING = JudgeConfig(device="cpu", limit_cap_seconds=60, precheck_sample_bytes=64 << 10)
+# The sampled check before a shape's timing belongs to the child-made inputs of GPU hosts (where
+# the parent owns the memory it reads every output whole).
+SAMPLING = JudgeConfig(device="cpu", limit_cap_seconds=60, precheck_sample_bytes=64 << 10, parent_memory=False)
 
 
 def test_a_shapes_first_check_reads_a_sample_of_a_large_output_and_its_final_check_all_of_it(

@@ -109,6 +109,9 @@ class JudgeConfig:
     # before the claims count as forged: the larger of the absolute bound and `rel` of the
     # claimed median. On CPU hosts the wall bound is wide (a shared host's scheduler) and the
     # CPU-time bound tight (docs/judging.md, "The trust boundary", gives the measurements).
+    # Calls on memory the parent owns (parent/shared_calls.py): None is on CPU hosts, where it
+    # is built; False keeps the child-made inputs of GPU hosts (tests of that path on a CPU).
+    parent_memory: bool | None = None
     clock_wall_allowance_us: float = 300.0
     clock_cpu_allowance_us: float = 50.0
     clock_allowance_rel: float = 0.05

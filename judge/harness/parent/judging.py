@@ -445,7 +445,7 @@ class Judging:
         def shapes(sizes: dict[str, int]) -> dict[str, list[int]]:
             return {t.name: list(t.concrete_shape(sizes)) for t in tensors}
 
-        if device == "cpu":
+        if config.parent_memory if config.parent_memory is not None else device == "cpu":
             return self.shared_child_job(policy, shapes)
         return {
             "language": job.language,
