@@ -874,18 +874,22 @@ def main(argv: list[str] | None = None) -> int:
         warmed["start-up"] = process_age_s()  # python, torch and the CUDA context
         warmed.update(warm_up(device))
 
+    regions: socket.socket | None
     if args.job_file:
         with open(args.job_file, "rb") as fh:
             job, library = framing.read_frame(fh, max_blob=MAX_LIBRARY_BYTES)
         channel = Channel(None, None)
-        regions = None
+        regions = None  # ncu mode: the child-made inputs of GPU hosts
         # ncu writes its report to stdout; keep the submission's prints off it.
         os.dup2(2, 1)
     else:
         reader = framing.open_reader(args.in_fd)
         writer = framing.open_writer(args.out_fd)
         channel = Channel(writer, reader)
-        regions = socket.socket(fileno=args.region_fd)
+        try:  # the fds of the memory the parent shares (CPU hosts); a launcher of old passes none
+            regions = socket.socket(fileno=args.region_fd)
+        except OSError:
+            regions = None
         # Warm: said before waiting, so the pool can tell a warmed process from one still
         # starting (sandbox.WarmPool.warm_idle) and the report can show what the warm-up took.
         with contextlib.suppress(Exception):
