@@ -453,7 +453,7 @@ def cmd_selftest(args: argparse.Namespace) -> int:
     rows = []
     surprises = 0
     skipped = 0
-    reports: dict[tuple[str, str], Any] = {}  # (slug, file) -> report, for or_timed_like
+    reports: dict[tuple[str, str, str], Any] = {}  # (slug, file, mode) -> report, for or_timed_like
     began = time.monotonic()
     for spec in specs:
         if wanted and spec.slug not in wanted:
@@ -485,11 +485,11 @@ def cmd_selftest(args: argparse.Namespace) -> int:
             )
             t0 = time.monotonic()
             report = judge_job(job, config=config)
-            reports[(spec.slug, sol.file)] = report
+            reports[(spec.slug, sol.file, job.mode)] = report
             ok = report.verdict == expect
             note = ""
             if not ok and sol.or_timed_like and report.verdict == "accepted":
-                key = (spec.slug, sol.or_timed_like)
+                key = (spec.slug, sol.or_timed_like, job.mode)  # a score needs the same mode
                 if key not in reports:  # not judged yet in this run (order, --only): judge it now
                     honest = next(x for x in spec.solutions if x.file == sol.or_timed_like)
                     honest_job = dataclasses.replace(
