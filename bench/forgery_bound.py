@@ -90,6 +90,7 @@ def child_main(in_fd: int, out_fd: int) -> None:
     send(out_fd, {"kind": "ready"})
     calls: list[Any] = []
     n_call = 0
+    scratch: Any = None
 
     def timed(fn: Any) -> float:
         torch.sum(flush_buf, dim=0, out=flush_out)
@@ -120,6 +121,8 @@ def child_main(in_fd: int, out_fd: int) -> None:
                 args = [made[t.name] for t in spec.inputs] + [outs[t.name] for t in spec.outputs]
                 args += [sizes[s] for s in spec.sizes]
                 calls.append(lambda args=args, solve=expert.solve: solve(*args))
+            out_bytes = sum(t.nbytes(sizes) for t in spec.outputs)
+            scratch = torch.empty(max(out_bytes, 1), dtype=torch.uint8, device="cuda")
             for i in range(10):  # compile and autotune outside the measurement
                 timed(calls[i % SETS])
             send(out_fd, {"kind": "loaded"})
@@ -138,8 +141,11 @@ def child_main(in_fd: int, out_fd: int) -> None:
                 fn = calls[n_call % SETS]
             else:
                 cycles = int(us * cycles_per_us)
+                fill = scratch if msg.get("fill") else None
 
-                def fn(cycles: int = cycles) -> None:
+                def fn(cycles: int = cycles, fill: Any = fill) -> None:
+                    if fill is not None:  # the judge's call writes as many bytes as the outputs
+                        fill.fill_(1)
                     torch.cuda._sleep(cycles)
 
             n_call += 1
@@ -148,7 +154,10 @@ def child_main(in_fd: int, out_fd: int) -> None:
             start.record()
             fn()
             end.record()
-            check(lib.cuStreamWriteValue32_v2(stream, flag_ptr + 4, n, 0), "cuStreamWriteValue32")
+            # 1 = CU_STREAM_WRITE_VALUE_NO_MEMORY_BARRIER: no fence before the done flag
+            check(
+                lib.cuStreamWriteValue32_v2(stream, flag_ptr + 4, n, msg.get("write_flags", 0)), "cuStreamWriteValue32"
+            )
             send(out_fd, {"kind": "queued"})
             end.synchronize()
             torch.cuda.synchronize()
@@ -200,7 +209,9 @@ class Parent:
             out.append((span / n, sum(done["times"]) / n))
         return out
 
-    def gate(self, calls: int, spin_us: float | None = None) -> list[tuple[float, float]]:
+    def gate(
+        self, calls: int, spin_us: float | None = None, fill: bool = False, write_flags: int = 0
+    ) -> list[tuple[float, float]]:
         torch = self.torch
         stream = torch.cuda.current_stream().cuda_stream
         ptr = self.flags.data_ptr()
@@ -208,7 +219,10 @@ class Parent:
         out = []
         for _ in range(calls):
             self.seq += 1
-            send(self.to_child, {"kind": "gate", "seq": self.seq, "spin_us": spin_us})
+            send(
+                self.to_child,
+                {"kind": "gate", "seq": self.seq, "spin_us": spin_us, "fill": fill, "write_flags": write_flags},
+            )
             assert recv(self.from_child)["kind"] == "queued"
             t1.record()
             check(self.lib.cuStreamWriteValue32_v2(stream, ptr, self.seq, 0), "cuStreamWriteValue32")
@@ -251,6 +265,23 @@ def verdicts(honest: list[tuple[float, float]], calib: list[tuple[float, float]]
     return result
 
 
+def calibration_row(parent: Parent, slug: str, shape: str, calls: int) -> dict[str, Any]:
+    """Median gate gap (us) of the honest kernel and of judge calls, fenced and not."""
+
+    def gap(samples: list[tuple[float, float]]) -> float:
+        return round(statistics.median(s - c for s, c in samples), 2)
+
+    honest = parent.gate(calls)
+    median = statistics.median(c for _, c in honest)
+    row: dict[str, Any] = {"problem": slug, "shape": shape, "honest_us": round(median, 1), "honest": gap(honest)}
+    row["spin"] = gap(parent.gate(calls, spin_us=median))
+    row["fill+spin"] = gap(parent.gate(calls, spin_us=median, fill=True))
+    row["honest_nofence"] = gap(parent.gate(calls, write_flags=1))
+    row["spin_nofence"] = gap(parent.gate(calls, spin_us=median, write_flags=1))
+    row["fill+spin_nofence"] = gap(parent.gate(calls, spin_us=median, fill=True, write_flags=1))
+    return row
+
+
 def main() -> int:
     if len(sys.argv) >= 4 and sys.argv[1] == "--child":
         child_main(int(sys.argv[2]), int(sys.argv[3]))
@@ -262,6 +293,12 @@ def main() -> int:
     )
     parser.add_argument("--calls", type=int, default=60)
     parser.add_argument("--gate", action="store_true")
+    parser.add_argument(
+        "--calibrations",
+        action="store_true",
+        help="gate only: the honest kernel's gap against judge calls (spin; fill of the outputs' bytes + spin), "
+        "with and without the memory fence before the done flag",
+    )
     args = parser.parse_args()
     from judge import spec as specmod
 
@@ -273,6 +310,12 @@ def main() -> int:
             spec = specmod.load(slug)
             for case in spec.benchmarks:
                 parent.load(slug, dict(case.sizes))
+                if args.calibrations:
+                    rows.append(calibration_row(parent, slug, case.name, args.calls))
+                    print(json.dumps(rows[-1]), flush=True)
+                    if args.out:
+                        Path(args.out).write_text(json.dumps(rows, indent=1))
+                    continue
                 honest = parent.wall(args.calls)
                 median = statistics.median(c for _, c in honest)
                 calib = parent.wall(args.calls, spin_us=median)
@@ -291,6 +334,16 @@ def main() -> int:
                 print_rows([row])
     finally:
         parent.close()
+    if args.calibrations:
+        keys = ["honest", "spin", "fill+spin", "honest_nofence", "spin_nofence", "fill+spin_nofence"]
+        print("\nmedian gate gap (us) per call: the honest kernel against the judge's calibration calls")
+        print(f"{'problem':<16} {'shape':<15} {'honest us':>10} " + " ".join(f"{k:>18}" for k in keys))
+        for row in rows:
+            print(
+                f"{row['problem']:<16} {row['shape']:<15} {row['honest_us']:>10} "
+                + " ".join(f"{row[k]:>18}" for k in keys)
+            )
+        return 0
     print("\nforger caught? per factor f (claims = honest / f); shave = most shaved unseen")
     print_rows(rows)
     return 0
