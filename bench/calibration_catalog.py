@@ -170,6 +170,33 @@ def _matvec(inp: dict[str, torch.Tensor], sizes: dict[str, int]) -> tuple[Result
     return other, lower
 
 
+def _layernorm(inp: dict[str, torch.Tensor], sizes: dict[str, int]) -> tuple[Results, Results]:
+    x, w, b = inp["x"].cpu(), inp["weight"].cpu(), inp["bias"].cpu()
+    n = x.shape[1]
+    eps = 1e-5
+
+    def serial_rows(values: np.ndarray) -> np.ndarray:
+        # one fp32 accumulator per row, added strictly in order (the worst fp32 order)
+        return np.add.accumulate(values, axis=1, dtype=np.float32)[:, -1:]
+
+    xs = x.numpy()
+    mean = serial_rows(xs) / np.float32(n)
+    var = serial_rows(np.square(xs - mean)) / np.float32(n)
+    two_pass_serial = torch.from_numpy((xs - mean) / np.sqrt(var + np.float32(eps))) * w + b
+    mu = x.mean(dim=1, keepdim=True)
+    naive_var = ((x * x).mean(dim=1, keepdim=True) - mu * mu).clamp_min(0)
+    other = {
+        "fp32 F.layer_norm (CPU)": torch.nn.functional.layer_norm(x, (n,), w, b, eps),
+        "fp32 two passes, serial row sums": two_pass_serial,
+    }
+    lower = {
+        "E[x^2] - E[x]^2 in fp32": (x - mu) / torch.sqrt(naive_var + eps) * w + b,
+        "bf16 inputs": torch.nn.functional.layer_norm(to_bf16(x), (n,), w, b, eps),
+        "fp32 result rounded to bf16": to_bf16(torch.nn.functional.layer_norm(x, (n,), w, b, eps)),
+    }
+    return other, lower
+
+
 # slug -> (variants, small sizes, large sizes)
 CATALOG_PLANS: dict[str, tuple[Variants, tuple[dict[str, int], ...], tuple[dict[str, int], ...]]] = {
     "transpose": (_transpose, ({"m": 257, "n": 263}, {"m": 1024, "n": 96}), ({"m": 4099, "n": 4093},)),
@@ -188,6 +215,11 @@ CATALOG_PLANS: dict[str, tuple[Variants, tuple[dict[str, int], ...], tuple[dict[
         _matvec,
         ({"m": 64, "k": 4096}, {"m": 17, "k": 4099}, {"m": 8, "k": 65536}),
         ({"m": 256, "k": 28672},),
+    ),
+    "layernorm": (
+        _layernorm,
+        ({"m": 257, "n": 3}, {"m": 64, "n": 4096}, {"m": 8, "n": 32768}),
+        ({"m": 512, "n": 16384},),
     ),
     "embedding_gather": (
         _embedding_gather,

@@ -1,0 +1,25 @@
+"""Wrong: the variance as E[x^2] - E[x]^2 in one fp32 pass. With a mean 8 to 36 standard
+deviations from zero, the two terms share their leading bits and the difference loses them."""
+
+import torch
+import triton
+import triton.language as tl
+
+EPS = 1e-5
+
+
+@triton.jit
+def layernorm_kernel(x_ptr, w_ptr, b_ptr, y_ptr, n, eps, BLOCK_N: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK_N)
+    mask = cols < n
+    x = tl.load(x_ptr + row * n + cols, mask=mask, other=0.0)
+    mean = tl.sum(x, axis=0) / n
+    var = tl.maximum(tl.sum(x * x, axis=0) / n - mean * mean, 0.0)
+    w = tl.load(w_ptr + cols, mask=mask, other=0.0)
+    b = tl.load(b_ptr + cols, mask=mask, other=0.0)
+    tl.store(y_ptr + row * n + cols, (x - mean) / tl.sqrt(var + eps) * w + b, mask=mask)
+
+
+def solve(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, y: torch.Tensor, m: int, n: int) -> None:
+    layernorm_kernel[(m,)](x, weight, bias, y, n, EPS, BLOCK_N=triton.next_power_of_2(n))
