@@ -60,6 +60,6 @@ def test_the_api_board_is_frozen_for_others_and_submitting_needs_registration(
     assert c.get(f"/api/contests/{contest.slug}/results").status_code == 404
     clock.set(END)
     r = c.post(url, body, content_type="application/json", **bearer(alice))
-    assert r.status_code == 400 and "ended" in r.json()["detail"]
+    assert r.status_code == 400 and "closed at" in r.json()["detail"]
     listed = c.get("/api/contests").json()
     assert [(x["slug"], x["phase"]) for x in listed] == [(contest.slug, "ended")]

@@ -252,5 +252,26 @@ def test_a_virtual_participant_takes_the_past_contest_in_their_own_window_and_is
     assert "dave" not in client_for(None).get(reverse("contests:results", args=[contest.slug])).content.decode()
     assert Participant.objects.get(pk=participant.pk).final_runs.count() == 0
     clock.advance(hours=3)
-    with pytest.raises(actions.ContestError, match="ended"):
+    with pytest.raises(actions.ContestError, match="This closed at"):
         send(contest, dave, vector_add, 90.0)
+
+
+def test_results_and_review_pages_read_a_fixed_number_of_queries(
+    clock: Clock, fake_broker: FakeBroker, vector_add: Problem, django_assert_max_num_queries: Any
+) -> None:
+    organizer = make_user("org")
+    contest = make_contest(organizer, [vector_add])
+    clock.set(START + timedelta(minutes=1))
+    for i in range(12):
+        user = make_user(f"p{i}")
+        actions.register(contest, user)
+        send(contest, user, vector_add, 100.0 + 10 * i, source=SOURCE + f"# {i}\n")
+    clock.set(END)
+    actions.start_final_run(contest)
+    for i, fr in enumerate(FinalRun.objects.select_related("rerun")):
+        judge(fr.rerun, "wrong_answer" if i % 3 == 0 else "accepted", median_us=100.0 + 10 * i)
+    org, anonymous = client_for(organizer), client_for(None)
+    for client, name in ((anonymous, "results"), (anonymous, "results_csv"), (org, "review")):
+        url = reverse(f"contests:{name}", args=[contest.slug])
+        with django_assert_max_num_queries(12):
+            assert client.get(url).status_code == 200

@@ -38,6 +38,7 @@ from gridstride.contests.permissions import is_organizer
 from gridstride.contests.review import judge_signals
 from gridstride.contests.windows import Phase, phase
 from gridstride.lib.variation import hidden_shapes, job_fields, new_participant_seed
+from gridstride.lib.windows import Window
 from gridstride.submissions import actions as pipeline
 from gridstride.submissions.models import PRIORITY, Context, Language, Mode, Status, Submission
 
@@ -252,12 +253,12 @@ def submit(
     participant = participant_of(contest, user)
     if participant is None:
         raise ContestError("Register for the contest to submit.")
-    start, end = participant.window(contest)
-    if now < start:
-        raise ContestError(f"The contest starts at {start:%Y-%m-%d %H:%M} UTC.")
-    if now >= end:
+    # The site's one window rule (lib/windows): half-open, the end instant already too late.
+    window = Window(*participant.window(contest))
+    if not window.is_open(now):
+        closed = window.closes_at is not None and now >= window.closes_at
         raise ContestError(
-            f"The contest ended at {end:%Y-%m-%d %H:%M} UTC; its problems are open for practice on their pages."
+            window.not_open_reason(now) + (" The problems are open for practice on their pages." if closed else "")
         )
     if not ContestProblem.objects.filter(contest=contest, problem=problem).exists():
         raise ContestError(f"{problem.slug} is not a problem of this contest.")
