@@ -24,6 +24,7 @@ FIXED = [
     "bf16 tiles, acc= (fp32 accumulator)",
     "bf16 tiles, result stored as bf16",
     "bf16 tiles, tl.trans(b)",
+    "fp32 tiles, input_precision=tf32",
     "fp32 -> bf16 (default: rtne)",
     "fp32 -> bf16, fp_downcast_rounding='rtz'",
     "fp32 -> fp16, fp_downcast_rounding='rtz'",

@@ -50,6 +50,15 @@ def to_f64(data: np.ndarray, dtype: tl.dtype) -> np.ndarray:
     return np.asarray(data).astype(np.float64)
 
 
+def tf32(x: np.ndarray) -> np.ndarray:
+    """fp32 values rounded to TF32 (10 mantissa bits; to nearest, ties away from zero, as
+    cvt.rna.tf32.f32), kept in fp32."""
+    bits = np.ascontiguousarray(x, dtype=np.float32).view(np.uint32).astype(np.uint64)
+    finite = np.isfinite(x)
+    rounded = ((bits + np.uint64(0x1000)) & np.uint64(0xFFFFE000)).astype(np.uint32)
+    return np.where(finite, rounded.view(np.float32), x).astype(np.float32)
+
+
 def _f64_to_f32_round_to_odd(x: np.ndarray) -> np.ndarray:
     """f64 -> f32 rounding to odd: a second rounding to a narrower format is then exact."""
     with np.errstate(over="ignore", invalid="ignore"):

@@ -10,6 +10,9 @@ submission (it is still trusted then), so a correct kernel is never called wrong
   sums and tl.dot on the patterns (a bf16 tl.dot gave 2e9 for 0.004). Here bf16 operands are widened
   to fp32 exactly and results rounded to bf16 to nearest even: bf16 arithmetic is correctly rounded
   as on the GPU, and tl.dot multiplies exactly and accumulates in fp32 as the tensor cores do.
+- fp32 tl.dot with the default input_precision="tf32" rounds its operands to TF32 (nearest, ties
+  away), as the tensor cores see them; the interpreter computed it in full fp32, so a kernel that a
+  GPU calls wrong for TF32 passed here.
 - casts to and from bf16 and fp8 (RTNE, rtz, subnormals, NaN and infinity patterns) follow
   interpreter_numerics; fma rounds once; tl.umulhi reads int32 operands as unsigned.
 - atomic_add on bf16 (refused by the interpreter's C++ atomics) is applied element by element;
@@ -173,6 +176,10 @@ def _patch_builder(builder: Any, interpreter: Any, tl: Any) -> None:
         # the sum is kept in fp32 (or in the fp16 accumulator asked for with out_dtype).
         a32 = nx.to_f64(a.data, a.dtype).astype(np.float32)
         b32 = nx.to_f64(b.data, b.dtype).astype(np.float32)
+        if input_precision == interpreter._ir.INPUT_PRECISION.TF32 and nx.is_type(a.dtype, "fp32"):
+            # fp32 tiles with the default input_precision run on TF32 tensor cores: 10 mantissa
+            # bits per operand (a 1e-3 effect the fp32 problems' tolerances refuse, as on a GPU).
+            a32, b32 = nx.tf32(a32), nx.tf32(b32)
         product = np.matmul(a32, b32)
         acc = nx.to_f64(d.data, d.dtype)
         return Handle(nx.from_f64(product.astype(np.float64) + acc, d.dtype), d.dtype.scalar)
