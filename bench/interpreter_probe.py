@@ -47,7 +47,7 @@ def main() -> int:
     parser.add_argument("--raw", action="store_true", help="do not apply the judge's interpreter fixes")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
-    parser.add_argument("-k", default="", help="only constructs whose name contains this")
+    parser.add_argument("-k", action="append", default=[], help="only constructs whose name contains this (repeatable)")
     args = parser.parse_args()
     if args.device == "cpu":
         os.environ["TRITON_INTERPRET"] = "1"
@@ -62,7 +62,11 @@ def main() -> int:
         install()
     cases_module.DEVICE = torch.device(args.device)
     torch.manual_seed(0)
-    rows = [run_case(group, construct, fn) for group, construct, fn in cases_module.CASES if args.k in construct]
+    rows = [
+        run_case(group, construct, fn)
+        for group, construct, fn in cases_module.CASES
+        if not args.k or any(k in construct for k in args.k)
+    ]
     if args.json:
         print(json.dumps([asdict(r) for r in rows]))
     else:

@@ -39,8 +39,8 @@ def _shifts() -> str:
 @case("integers", "int32 overflow wraps")
 def _wrap() -> str:
     x = torch.randint(-(2**31), 2**31 - 1, (64,), dtype=torch.int32)
-    y = torch.empty_like(x)
-    K.int_kernel[(1,)](dev(x), dev(y), 0, 64, OP="wrap_mul")
+    y = dev(torch.empty_like(x))
+    K.int_kernel[(1,)](dev(x), y, 0, 64, OP="wrap_mul")
     want = ((x.long() * 65599 + 2**31) % 2**32 - 2**31).int()
     compare(y, want)
     K.int_kernel[(1,)](dev(x), y := dev(torch.empty_like(x)), 0, 64, OP="wrap_add")
@@ -174,7 +174,7 @@ for _op, _model in SCAN_CASES.items():
             want = wrapped_cumprod(x) if (op, dtype) == ("cumprod", torch.int32) else model(x)
             if dtype == torch.int32:
                 want = want.long()
-            got = run_rows(K.scan_kernel, x, op, dtype, False).reshape(x.shape)
+            got = run_rows(K.scan_kernel, x, op, dtype, False).reshape(x.shape).cpu()
             if op in {"sort", "sort_desc", "flip"} or dtype == torch.int32:
                 return compare(got, want)
             # Each combine rounds to the input's precision, in an order the GPU chooses: allow
