@@ -185,6 +185,26 @@ class Limits:
     gpu_memory_mb: int = 65536
 
 
+# Each limit must be a positive whole number, at most this (a compile over ten minutes, or a
+# mode's limit over an hour, is a mistake in problem.toml, not a policy).
+LIMIT_CEILINGS = {
+    "compile_seconds": 600,
+    "test_seconds": 3600,
+    "benchmark_seconds": 3600,
+    "host_memory_mb": 1 << 20,
+    "gpu_memory_mb": 1 << 20,
+}
+
+
+def _limits(r: Any, raw: dict[str, Any]) -> Limits:
+    for key, value in raw.items():
+        if key not in LIMIT_CEILINGS:
+            raise r.fail(f"unknown limit {key!r}; limits are {', '.join(LIMIT_CEILINGS)}", key)
+        if type(value) is not int or not 0 < value <= LIMIT_CEILINGS[key]:
+            raise r.fail(f"{key} must be a whole number from 1 to {LIMIT_CEILINGS[key]}, not {value!r}", key)
+    return Limits(**raw)
+
+
 @dataclass(frozen=True)
 class Cost:
     flops: str
@@ -435,7 +455,7 @@ def load_problem(directory: Path) -> ProblemSpec:
     )
     forbidden_raw = r.get(data, "forbidden", dict, {})
     forbidden = {lang: tuple(forbidden_raw.get(lang, ())) for lang in LANGUAGES}
-    limits = Limits(**r.get(data, "limits", dict, {}))
+    limits = _limits(r, r.get(data, "limits", dict, {}))
     cost_raw = r.get(data, "cost", dict)
     cost = Cost(
         flops=str(r.get(cost_raw, "flops", (str, int))),

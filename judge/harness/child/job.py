@@ -434,6 +434,10 @@ class Runner:
                 from judge.harness.child.triton_interpreter import install
 
                 install()  # the interpreter computes as a GPU does (docs/judging.md, section 8)
+        if language in ("triton", "pytorch") and importlib.util.find_spec("triton") is not None:
+            from judge.harness.child import compile_watch
+
+            compile_watch.install(self.channel.send)  # the parent bounds each kernel's compile
         if language == "cupy":
             import cupy
 

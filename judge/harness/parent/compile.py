@@ -134,7 +134,13 @@ def compile_cuda(
     log = trim(strip_header_dirs(scrub_paths((exit_.stdout + exit_.stderr).strip(), {"/tmp/": "", "{dir}/": ""})))
     if exit_.limit_hit in ("wall", "cpu"):
         return CompileOutcome(
-            verdict="time_limit", message=f"compilation took longer than {seconds:g} s", log=log, seconds=elapsed
+            verdict="time_limit",
+            message=(
+                f"compile time limit: nvcc compiling solution.cu took longer than this problem's {seconds:g} s "
+                "(compile_seconds); deep template recursion or huge unrolled loops are the usual cause"
+            ),
+            log=log,
+            seconds=elapsed,
         )
     if exit_.limit_hit == "memory":
         return CompileOutcome(

@@ -207,6 +207,8 @@ class Judging:
         self.report = _empty_report(job)
         self.spec: specmod.ProblemSpec | None = None
         self.stage_text = "starting"
+        # The Triton kernel the child says it is compiling, and when that frame arrived.
+        self.compiling: tuple[str, float] | None = None
         self.child: launch.Child | None = None
         self.pool: Any = None  # the warm pool this job's process came from, if any
         self.profiled = False  # profile mode: ncu's run is over (nothing may start beside it)
@@ -657,10 +659,16 @@ class Judging:
                 "runtime_error", f"the process exited (status {exit_.exit_code}) before finishing, while {where}"
             )
 
+    def compile_deadline(self) -> float:
+        """When the kernel the child says it is compiling runs out of compile_seconds (or never)."""
+        if self.compiling is None:
+            return math.inf
+        return self.compiling[1] + min(self.spec.limits.compile_seconds, self.config.limit_cap_seconds or math.inf)  # type: ignore[union-attr]
+
     def next_frame(
         self, frames: queue.Queue[tuple[float, dict[str, Any] | None, Any]]
     ) -> tuple[float, dict[str, Any], Any]:
-        remaining = self.deadline - time.monotonic()
+        remaining = min(self.deadline, self.compile_deadline()) - time.monotonic()
         if remaining <= 0:
             raise TimeoutError
         try:
@@ -680,6 +688,15 @@ class Judging:
                 arrived, header, blob = self.next_frame(frames)
             except TimeoutError:
                 self.child.kill("wall")
+                if self.compiling is not None and self.compile_deadline() < self.deadline:
+                    seconds = self.compile_deadline() - self.compiling[1]
+                    self.finish(
+                        "time_limit",
+                        f"compile time limit: Triton compiling kernel {self.compiling[0]} took longer than this "
+                        f"problem's {seconds:g} s (compile_seconds), while {self.stage_text}; a block size that "
+                        "grows with the input (BLOCK = next_power_of_2(n)) is the usual cause",
+                    )
+                    raise Finished from None
                 if not self.ready:
                     self.finish("internal_error", "the judge process did not start in time")
                     raise Finished from None
@@ -711,6 +728,11 @@ class Judging:
             elif kind in ("call", "called") or (self.shared is not None and kind in ("output", "checked")):
                 # Where the parent owns the memory, outputs and checksums never come as frames.
                 raise framing.ForgedFrame(f"a {kind} frame does not belong to this job's protocol")
+            elif kind == "compiling":
+                # Named by the child, timed by this clock (judge/harness/child/compile_watch.py).
+                self.compiling = (framing.header_text(header, "what")[:300], arrived)
+            elif kind == "compiled":
+                self.compiling = None
             elif kind == "output":
                 self.on_output(header, blob)
             elif kind == "checked":
@@ -923,9 +945,16 @@ class Judging:
             self.case_results[index] = result
             self.report.cases = [r for r in self.case_results if r is not None]
             if not result.passed and not self.wrong:
+                message = f"wrong answer on case {label!r} ({_sizes_text(sizes)}): {result.message}"
+                if self.job.mode != "test":
+                    # Submit and profile stop at the first wrong case: its verdict comes at once
+                    # (the child is ended), instead of after the other cases compile and run.
+                    self.finish("wrong_answer", message)
+                    raise Finished
+                # Test mode goes on, within its limit, to show the other cases' results too.
                 self.wrong = True
                 self.report.verdict = "wrong_answer"
-                self.report.message = f"wrong answer on case {label!r} ({_sizes_text(sizes)}): {result.message}"
+                self.report.message = message
         elif not result.passed:
             self.report.cases.append(result)
             self.finish("wrong_answer", f"wrong answer on {label} ({_sizes_text(sizes)}): {result.message}")
