@@ -176,6 +176,29 @@ def solve(a, b, c, n):
     add_kernel[(triton.cdiv(n, 1024),)](a, b, c, n, BLOCK=1024)
 """
 
+DOT_SCALED = """
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def add_kernel(a_ptr, b_ptr, c_ptr, n, BLOCK: tl.constexpr):
+    rows = tl.arange(0, 16)
+    cols = tl.arange(0, 32)
+    at = rows[:, None] * 32 + cols[None, :]
+    bt = cols[:, None] * 16 + rows[None, :]
+    a = tl.load(a_ptr + at, mask=at < n, other=0.0).to(tl.float8e4nv)
+    b = tl.load(b_ptr + bt, mask=bt < n, other=0.0).to(tl.float8e4nv)
+    c = tl.dot_scaled(a, None, "e4m3", b, None, "e4m3")
+    ct = rows[:, None] * 16 + rows[None, :]
+    tl.store(c_ptr + ct, c, mask=ct < n)
+
+
+def solve(a, b, c, n):
+    add_kernel[(1,)](a, b, c, n, BLOCK=1024)
+"""
+
 CUDA_TENSOR = """
 import torch
 
@@ -192,9 +215,10 @@ def solve(a, b, c, n):
     [
         (INLINE_ASM, "triton", "tl.inline_asm_elementwise (inline PTX)"),
         (LIBDEVICE_ROUNDING, "triton", "libdevice function float2int_rd"),
+        (DOT_SCALED, "triton", "tl.dot_scaled"),
         (CUDA_TENSOR, "pytorch", "a CUDA tensor or torch.cuda call"),
     ],
-    ids=["inline-asm", "libdevice-directed-rounding", "device-cuda"],
+    ids=["inline-asm", "libdevice-directed-rounding", "dot-scaled", "device-cuda"],
 )
 def test_a_construct_that_needs_a_gpu_gets_the_needs_a_gpu_verdict(source: str, language: str, construct: str) -> None:
     report = judge(source, language=language, problem="vector_add")
