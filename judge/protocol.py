@@ -240,6 +240,8 @@ class CaseResult:
     mismatch_count: int = 0
     mismatches: list[Mismatch] = field(default_factory=list)
     message: str = ""
+    # Where the wrong elements are: {first, last, count, total[, stride]} as flat indices.
+    positions: dict[str, int] | None = None
 
 
 @dataclass

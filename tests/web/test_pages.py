@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.test import Client
 from gridstride.pages import roofline, units
@@ -79,3 +81,41 @@ def test_log_line_links_only_wrap_the_reference_and_escape_the_rest() -> None:
     html = str(link_line_numbers('x.cu(3): error <b>\n  File "/site-packages/t.py", line 9\n  File "sub.py", line 4'))
     assert '<a class="line-link" href="#L3" data-line="3">x.cu(3)</a>' in html
     assert "&lt;b&gt;" in html and 'data-line="9"' not in html and 'data-line="4"' in html
+
+
+def test_the_roofline_titles_both_axes_and_labels_each_shape_without_overlap() -> None:
+    points = [
+        roofline.Point("submission", "4096x16384", intensity=0.625, flops_per_s=2.0e12, time_us=100.0),
+        roofline.Point("submission", "32768x1024", intensity=0.625, flops_per_s=2.01e12, time_us=99.0),
+    ]
+    svg = str(roofline.render(points, roofline.Roofs(bandwidth_gbps=4300.0, peak_tflops=67.0, compute_label="fp32")))
+    assert "throughput (FLOP/s)" in svg and "arithmetic intensity (FLOP/byte)" in svg
+    labels = re.findall(r'<text class="rf-label" x="([\d.]+)" y="([\d.]+)"[^>]*>([^<]+)</text>', svg)
+    assert sorted(name for _, _, name in labels) == ["32768x1024", "4096x16384"]
+    (_, y1, _), (_, y2, _) = labels
+    assert abs(float(y1) - float(y2)) >= roofline.LABEL_GAP  # stacked, not printed over each other
+
+
+def test_a_cpu_hosts_roofs_are_marked_as_cpu(client: Client) -> None:
+    from gridstride.pages import reports
+
+    data = {
+        "verdict": "accepted",
+        "mode": "benchmark",
+        "ranked": False,
+        "ceilings": {"dram_gbps": 11.5, "fp32_tflops": 0.09, "bf16_tflops": 0.01},
+        "system": {"device": "cpu"},
+        "benchmarks": [{"name": "s", "median_us": 5000.0, "flops": 1e6, "bytes": 1.2e7, "n": 3}],
+    }
+    svg = str(reports.build(data, gpu_model="cpu").chart)
+    assert "CPU memory roof: 11.5 GB/s" in svg and "CPU fp32 roof: 90.0 GFLOP/s" in svg
+
+
+def test_math_reaches_katex_as_written_and_stays_escaped() -> None:
+    from gridstride.lib.markdown import render_markdown
+
+    html = render_markdown(r"Group $G = \texttt{num\_heads} / h_{kv}$, and $$a_i * b_j < c$$ costs $5 and $6.")
+    assert r"$G = \texttt{num\_heads} / h_{kv}$" in html
+    assert "$$a_i * b_j &lt; c$$" in html and "<em>" not in html
+    assert "costs $5 and $6." in html
+    assert "<script" not in render_markdown("$<script>alert(1)</script>$")

@@ -155,6 +155,24 @@ class Comparison:
     unwritten: int
     mismatches: list[dict[str, Any]] = field(default_factory=list)
     reason: str = ""
+    # Where the wrong elements are, as flat indices into the whole output (mismatch_positions).
+    positions: dict[str, int] | None = None
+
+
+def mismatch_positions(bad: torch.Tensor, total: int, sample: torch.Tensor | None = None) -> dict[str, int]:
+    """first, last, count and total of the wrong elements (flat indices into the whole output),
+    and stride when they are evenly spaced (every 32nd, a contiguous run): the pattern a person
+    reads a bug from, which the first few listed mismatches can hide."""
+    where = torch.nonzero(bad.reshape(-1), as_tuple=False).reshape(-1)
+    if sample is not None:  # a checked sample: indices into the whole output, in order
+        where = torch.sort(sample.to(where.device)[where]).values
+    count = int(where.numel())
+    summary = {"first": int(where[0].item()), "last": int(where[-1].item()), "count": count, "total": total}
+    if count > 1:
+        steps = where[1:] - where[:-1]
+        if bool((steps == steps[0]).all().item()):
+            summary["stride"] = int(steps[0].item())
+    return summary
 
 
 def _unravel(flat_index: int, shape: tuple[int, ...]) -> list[int]:
@@ -252,6 +270,10 @@ def compare(
             )
     passed = mismatch_count == 0
     reason = ""
+    positions_summary = None
+    if mismatch_count:
+        whole_total = whole.numel()
+        positions_summary = mismatch_positions(bad, whole_total, positions)
     if not passed:
         reason = f"{mismatch_count} of {total} elements outside the tolerance"
     if passed and rel_l2 is not None and not (l2 <= rel_l2):
@@ -267,6 +289,7 @@ def compare(
         unwritten=unwritten,
         mismatches=listed,
         reason=reason,
+        positions=positions_summary,
     )
 
 

@@ -1,4 +1,6 @@
-"""Machine ceilings ("speed of light") measured on this GPU, in the trusted parent.
+"""Machine ceilings ("speed of light") measured on this host, in the trusted parent.
+
+On a GPU host:
 
 - dram_gbps: the best of a large device-to-device copy (read + write) and a large read-only
   reduction, so that neither copy-like nor read-heavy kernels can beat the floor honestly.
@@ -6,12 +8,18 @@
 - fp32_tflops: the same in fp32 with TF32 off (CUDA cores).
 Each is the best rate over several timed repetitions after a warm-up: the floor built on them
 must be a true lower bound on time.
+
+On a CPU host (measure_cpu) the same keys hold the CPU's own roofs, so practice runs get a
+roofline too: memory bandwidth from a large tensor copy and sum, fp32 and bf16 from torch.matmul
+on the CPU, with the threads torch uses here. They draw the chart only; CPU runs are never
+ranked and get no % of speed of light (the floor rules apply on GPUs).
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -72,6 +80,58 @@ def measure() -> dict[str, float]:
         "dram_gbps": round(dram, 1),
         "bf16_tflops": round(flops / (bf16_ms * 1e-3) / 1e12, 1),
         "fp32_tflops": round(flops / (fp32_ms * 1e-3) / 1e12, 2),
+    }
+
+
+def _best_s(fn: Any, reps: int, warmup: int = 1) -> float:
+    for _ in range(warmup):
+        fn()
+    best = float("inf")
+    for _ in range(reps):
+        began = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - began)
+    return best
+
+
+# Sized so the whole measurement takes about a second on a 2-core machine: the copy is far larger
+# than any cache, the matmuls long enough that call overhead is noise.
+CPU_COPY_BYTES = 128 << 20
+CPU_MATMUL_N = 768
+_cpu_measured: dict[str, float] | None = None
+_cpu_lock = threading.Lock()
+
+
+def cpu_ceilings() -> dict[str, float]:
+    """measure_cpu() once per process: the host does not change under it, and every JudgeConfig
+    of the process (one per job in tests) shares the figures."""
+    global _cpu_measured
+    with _cpu_lock:
+        if _cpu_measured is None:
+            began = time.monotonic()
+            _cpu_measured = measure_cpu()
+            log.info("measured CPU ceilings in %.1f s: %s", time.monotonic() - began, _cpu_measured)
+        return dict(_cpu_measured)
+
+
+def measure_cpu() -> dict[str, float]:
+    import torch
+
+    src = torch.empty(CPU_COPY_BYTES // 4, dtype=torch.float32).uniform_()
+    dst = torch.empty_like(src)
+    copy_s = _best_s(lambda: dst.copy_(src), reps=5)
+    read_s = _best_s(lambda: src.sum(), reps=5)
+    dram = max(2 * CPU_COPY_BYTES / copy_s, CPU_COPY_BYTES / read_s) / 1e9
+    n = CPU_MATMUL_N
+    flops = 2.0 * n**3
+    a, b = torch.randn(n, n), torch.randn(n, n)
+    fp32_s = _best_s(lambda: torch.matmul(a, b), reps=3)
+    a16, b16 = a.to(torch.bfloat16), b.to(torch.bfloat16)
+    bf16_s = _best_s(lambda: torch.matmul(a16, b16), reps=2)
+    return {
+        "dram_gbps": round(dram, 2),
+        "bf16_tflops": round(flops / bf16_s / 1e12, 5),
+        "fp32_tflops": round(flops / fp32_s / 1e12, 5),
     }
 
 

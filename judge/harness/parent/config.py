@@ -152,9 +152,15 @@ class JudgeConfig:
         return policy
 
     def get_ceilings(self) -> dict[str, float]:
-        """Measured once per process (or read from ceilings_cache when fresh); {} on CPU hosts."""
+        """Measured once per process (or read from ceilings_cache when fresh). A CPU host measures
+        its own (ceilings.cpu_ceilings) for the roofline, once per process."""
         if self.device != "cuda":
-            return {}
+            with self._lock:
+                if self.ceilings is None:
+                    from judge.harness.parent.ceilings import cpu_ceilings
+
+                    self.ceilings = cpu_ceilings()
+                return dict(self.ceilings)
         with self._lock:
             if self.ceilings is None:
                 from judge.harness.parent.ceilings import measure_or_load

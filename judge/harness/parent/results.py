@@ -95,6 +95,7 @@ def case_result(
         tolerance=asdict(tolerance),
         mismatch_count=worst.mismatch_count,
         mismatches=[Mismatch(**m) for m in worst.mismatches],
+        positions=worst.positions,
     )
     if failed:
         parts = []

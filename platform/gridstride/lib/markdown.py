@@ -2,8 +2,16 @@
 
 from __future__ import annotations
 
+import html as html_lib
+import re
+
 import markdown as md
 import nh3
+
+# TeX between $$...$$ (display) or $...$ (inline, not starting or ending with a space, so prices
+# like "$5 and $6" stay text). Markdown would read its backslashes and underscores as its own
+# escapes and emphasis (\_ became _ and KaTeX then failed), so math is set aside first.
+_MATH = re.compile(r"\$\$(.+?)\$\$|(?<![\\$])\$(?=\S)([^$\n]+?)(?<=\S)\$", re.S)
 
 _ALLOWED_TAGS = {
     "p",
@@ -53,5 +61,12 @@ def render_markdown(text: str) -> str:
     Math stays as TeX between $...$ / $$...$$ and is typeset in the browser; without JavaScript the
     reader sees the TeX source, which is still readable.
     """
-    html = md.markdown(text, extensions=["tables", "fenced_code", "sane_lists"], output_format="html")
+    kept: list[str] = []
+
+    def keep(match: re.Match[str]) -> str:
+        kept.append(match.group(0))
+        return f"GSMATH{len(kept) - 1}X"
+
+    html = md.markdown(_MATH.sub(keep, text), extensions=["tables", "fenced_code", "sane_lists"], output_format="html")
+    html = re.sub(r"GSMATH(\d+)X", lambda m: html_lib.escape(kept[int(m.group(1))], quote=False), html)
     return nh3.clean(html, tags=_ALLOWED_TAGS, attributes=_ALLOWED_ATTRIBUTES, url_schemes={"http", "https", "mailto"})

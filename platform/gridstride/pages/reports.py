@@ -188,28 +188,40 @@ def _case(data: dict[str, Any]) -> CaseRow:
     )
 
 
+def _ordinal(n: int) -> str:
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n:,}{suffix}"
+
+
 def positions_text(positions: Any) -> str:
-    """The judge's summary of where the wrong elements are (flat indices into the output):
-    'first at 4,095, last at 4,095 (one element)', 'every 32nd element from 31 to 4,095'."""
+    """The judge's summary of where the wrong elements are (flat indices into the output, row-major):
+    'only flat index 999, the last element', 'every 32nd element from flat index 31 to 4,095'."""
     if not isinstance(positions, dict):
         return ""
     first, last, stride = positions.get("first"), positions.get("last"), positions.get("stride")
-    count = positions.get("count")
-    total = positions.get("total")
+    count, total = positions.get("count"), positions.get("total")
     if not isinstance(first, int) or not isinstance(last, int):
         return ""
-    where = f"flat index {first:,}" if first == last else f"flat indices {first:,} to {last:,}"
-    if isinstance(stride, int) and stride > 1 and first != last:
-        where = f"every {stride:,}th element from flat index {first:,} to {last:,}"
-    elif stride == 1 and first != last:
-        where = f"one contiguous run, flat indices {first:,} to {last:,}"
-    if isinstance(total, int) and total > 0 and last == total - 1 and first == last:
-        where += " (the last element)"
-    elif isinstance(total, int) and total > 0 and first == 0 and last == total - 1 and stride == 1:
-        where += " (the whole output)"
+    if first == last:
+        text = f"only flat index {first:,}"
+        if isinstance(total, int) and total > 1 and last == total - 1:
+            text += ", the last element"
+        elif first == 0:
+            text += ", the first element"
+        return text
+    if stride == 1:
+        text = f"one contiguous run, flat indices {first:,} to {last:,}"
+        if isinstance(total, int) and first == 0 and last == total - 1:
+            text += ": the whole output"
+        elif isinstance(total, int) and last == total - 1:
+            text += ", up to the end"
+    elif isinstance(stride, int) and stride > 1:
+        text = f"every {_ordinal(stride)} element from flat index {first:,} to {last:,}"
+    else:
+        text = f"scattered between flat indices {first:,} and {last:,}"
     if isinstance(count, int):
-        where += f"; {units.plural(count, 'element')} wrong"
-    return where
+        text += f" ({units.plural(count, 'element')})"
+    return text
 
 
 def _elements(sizes: Any) -> int:
@@ -429,7 +441,11 @@ def build(
     points += _points("submission", benchmarks)
     verdict = str(report.get("verdict", ""))
     compute_label = "tensor core bf16" if compute_roof == "bf16_tensor" else "fp32"
-    chart = roofline.render(points, roofline.Roofs(bandwidth, peak, compute_label)) if shapes else SafeString("")
+    host = "CPU" if gpu_model == "cpu" or system.get("device") == "cpu" else ""
+    if host:
+        compute_label = "CPU bf16" if compute_roof == "bf16_tensor" else "CPU fp32"
+    roofs = roofline.Roofs(bandwidth, peak, compute_label, host)
+    chart = roofline.render(points, roofs) if shapes else SafeString("")
     speedups = [s.speedup for s in shapes]
     failures = telling_failures(cases)
     message = str(report.get("message") or "")

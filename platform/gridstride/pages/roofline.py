@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
@@ -17,7 +18,7 @@ from django.utils.safestring import SafeString, mark_safe
 from gridstride.pages import units
 
 WIDTH, HEIGHT = 600, 340
-LEFT, RIGHT, TOP, BOTTOM = 78, 16, 14, 44
+LEFT, RIGHT, TOP, BOTTOM = 96, 16, 14, 44
 SERIES = {
     "submission": "this submission",
     "reference": "reference",
@@ -54,6 +55,12 @@ class Roofs:
     bandwidth_gbps: float | None
     peak_tflops: float | None
     compute_label: str = "compute"
+    # "CPU" when the roofs are a CPU host's own (a practice run), shown in their labels.
+    host: str = ""
+
+    @property
+    def memory_label(self) -> str:
+        return f"{self.host} memory" if self.host else "memory"
 
     @property
     def ridge(self) -> float | None:
@@ -144,6 +151,12 @@ def render(points: list[Point], roofs: Roofs) -> SafeString:
             HEIGHT - 6,
         )
     )
+    parts.append(
+        format_html(
+            '<text class="rf-axis" transform="rotate(-90)" x="{}" y="14" text-anchor="middle">throughput (FLOP/s)</text>',
+            -(TOP + plot_h / 2),
+        )
+    )
 
     # Roofs, clipped to the plot.
     lo_i, hi_i = 10.0**x0, 10.0**x1
@@ -154,19 +167,21 @@ def render(points: list[Point], roofs: Roofs) -> SafeString:
         if end > start:
             parts.append(
                 format_html(
-                    '<line class="rf-roof" x1="{}" y1="{}" x2="{}" y2="{}"><title>memory roof: {}</title></line>',
+                    '<line class="rf-roof" x1="{}" y1="{}" x2="{}" y2="{}"><title>{} roof: {}</title></line>',
                     sx(start),
                     sy(bw * start),
                     sx(end),
                     sy(bw * end),
+                    roofs.memory_label,
                     units.bandwidth_gbps(roofs.bandwidth_gbps),
                 )
             )
             parts.append(
                 format_html(
-                    '<text class="rf-roof-label" x="{}" y="{}">{}</text>',
+                    '<text class="rf-roof-label" x="{}" y="{}">{} {}</text>',
                     round(sx(start) + 6, 1),
                     round(sy(bw * start) - 6, 1),
+                    roofs.memory_label,
                     units.bandwidth_gbps(roofs.bandwidth_gbps),
                 )
             )
@@ -206,6 +221,8 @@ def render(points: list[Point], roofs: Roofs) -> SafeString:
             format_html('<g class="rf-point rf-{}" tabindex="0"><title>{}</title>{}</g>', p.series, p.describe(), shape)
         )
 
+    parts += _shape_labels([p for p in usable if p.series == "submission"], sx, sy)
+
     legend = format_html_join(
         "",
         '<g class="rf-legend rf-{0}" transform="translate({1},{2})">{3}<text x="12" y="4">{4}</text></g>',
@@ -225,6 +242,36 @@ def render(points: list[Point], roofs: Roofs) -> SafeString:
         mark_safe("".join(parts)),  # built from format_html pieces above
         legend,
     )
+
+
+# Labels closer than this (px) would overlap: the lower one moves down.
+LABEL_GAP = 13
+
+
+def _shape_labels(points: list[Point], sx: Any, sy: Any) -> list[SafeString]:
+    """Each of this submission's points labelled with its shape, beside it; labels of points that
+    nearly coincide are stacked instead of printed over each other."""
+    placed: list[tuple[float, float]] = []
+    labels = []
+    for p in sorted(points, key=lambda p: -p.flops_per_s):
+        x, y = sx(p.intensity) + 9, sy(p.flops_per_s) + 4
+        for px, py in placed:
+            if abs(px - x) < 120 and abs(py - y) < LABEL_GAP:
+                y = py + LABEL_GAP
+        placed.append((x, y))
+        anchor = "start"
+        if x > WIDTH - RIGHT - 110:  # near the right edge: to the left of the point
+            x, anchor = x - 18, "end"
+        labels.append(
+            format_html(
+                '<text class="rf-label" x="{}" y="{}" text-anchor="{}">{}</text>',
+                round(x, 1),
+                round(y, 1),
+                anchor,
+                p.shape,
+            )
+        )
+    return labels
 
 
 def _legend_mark(series: str) -> SafeString:

@@ -70,6 +70,9 @@
       onRun: function () { send("run"); },
       onSubmit: function () { send("submit"); },
     });
+    // Long lines scroll sideways: the scroller takes keyboard focus so that scrolling needs no mouse.
+    var scroller = document.querySelector("#editor-host .cm-scroller");
+    if (scroller) { scroller.tabIndex = 0; scroller.setAttribute("aria-label", "Source code, scrollable"); }
     // Reachable from the page (devtools, the browser tests): the editor host holds its editor.
     document.getElementById("editor-host").gridstrideEditor = editor;
     vimBox.checked = store.get(key("vim")) === "1";
@@ -107,6 +110,29 @@
     saveState.textContent = "starter loaded";
   });
 
+  // --- tabs on narrow screens: Statement / Code / Result, one pane at a time --------------------
+  var narrow = window.matchMedia("(max-width: 900px)");
+  var tabs = Array.prototype.slice.call(document.querySelectorAll(".ws-tabs a[data-tab]"));
+  function showTab(name, focus) {
+    workspace.dataset.tab = name;
+    tabs.forEach(function (t) {
+      if (t.dataset.tab === name) t.setAttribute("aria-current", "page");
+      else t.removeAttribute("aria-current");
+    });
+    if (focus && name === "code") { if (editor) editor.focus(); else textarea.focus(); }
+    if (editor && name === "code" && editor.view) editor.view.requestMeasure();
+  }
+  workspace.classList.add("tabbed");
+  tabs.forEach(function (t) {
+    t.addEventListener("click", function (event) {
+      if (!narrow.matches) return; // wide screens show every pane: let the link jump
+      event.preventDefault();
+      showTab(t.dataset.tab, true);
+      window.scrollTo(0, 0);
+    });
+  });
+  showTab(workspace.dataset.tab || "statement", false);
+
   // --- run and submit ---------------------------------------------------------------------------
   var following = null;
   function showError(message) {
@@ -123,6 +149,7 @@
     body.set("language", lang);
     store.set(draftKey(lang), getText());
     result.textContent = "";
+    if (narrow.matches) showTab("result", false);
     var head = live.el("div", { class: "small muted" }, (mode === "run" ? "Run" : "Submit") + " · sending…");
     var stage = live.el("div");
     var report = live.el("div", { id: "report-host" });
@@ -147,7 +174,15 @@
         following = live.follow(payload.url + "status/", {
           onUpdate: function (s) { live.renderStage(stage, s); },
           onDone: function (s) {
-            live.loadReport(s.report_url, report, function (line) { if (editor) editor.goToLine(line); });
+            live.loadReport(s.report_url, report, function (line) {
+              if (narrow.matches) showTab("code", false);
+              if (editor) editor.goToLine(line);
+            }).then(function () {
+              // Room for the result: the editor gives up some height, and the chart comes into view.
+              workspace.classList.add("has-report");
+              var chart = report.querySelector(".roofline-section");
+              if (chart && !narrow.matches) chart.scrollIntoView({ block: "nearest" });
+            });
           },
         });
       })
