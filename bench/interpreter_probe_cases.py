@@ -67,10 +67,6 @@ def same_error(fn: Callable[[], object], needle: str) -> str:
     raise Wrong(f"ran, but Triton refuses it on a GPU ({needle})")
 
 
-def bf16_ulp(x: torch.Tensor) -> float:
-    return 2.0**-7
-
-
 # ---------------------------------------------------------------------------------------------
 # tl.dot
 

@@ -226,3 +226,16 @@ def test_a_construct_that_needs_a_gpu_gets_the_needs_a_gpu_verdict(source: str, 
     assert report.message.startswith(f"needs a GPU: {construct} cannot run on this host")
     assert "Nothing was judged wrong" in report.message
     assert not report.ranked
+
+
+def test_torch_cuda_synchronize_in_a_pytorch_solve_is_a_no_op_on_a_cpu_host() -> None:
+    source = """
+import torch
+
+
+def solve(a, b, c, n):
+    torch.add(a, b, out=c)
+    torch.cuda.synchronize()
+"""
+    report = judge(source, language="pytorch", problem="vector_add")
+    assert report.verdict == "accepted", report.message

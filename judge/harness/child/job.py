@@ -434,6 +434,10 @@ class Runner:
                 from judge.harness.child.triton_interpreter import install
 
                 install()  # the interpreter computes as a GPU does (docs/judging.md, section 8)
+        if language == "pytorch" and self.device == "cpu":
+            from judge.harness.child.triton_interpreter import cpu_torch_cuda
+
+            cpu_torch_cuda()  # torch.cuda.synchronize() is a no-op where nothing runs asynchronously
         if language in ("triton", "pytorch") and importlib.util.find_spec("triton") is not None:
             from judge.harness.child import compile_watch
 

@@ -116,7 +116,7 @@ def install() -> None:
     _patch_reductions(interpreter, tl)
     _patch_libdevice(interpreter)
     _patch_autotune(autotuner)
-    _patch_torch_cuda()
+    cpu_torch_cuda()
     _installed = True
 
 
@@ -351,7 +351,10 @@ def _patch_autotune(autotuner: Any) -> None:
     autotuner.Autotuner.do_bench = property(do_bench)
 
 
-def _patch_torch_cuda() -> None:
+def cpu_torch_cuda() -> None:
+    """On a host without CUDA, torch.cuda.synchronize() (which a GPU kernel's solve may call)
+    returns at once: nothing is queued there, every CPU operation and interpreted launch has
+    finished when it returns. Other torch.cuda calls still fail, as "needs a GPU"."""
     import torch
 
     if not torch.cuda.is_available():
