@@ -310,7 +310,7 @@ class SharedCalls:
         got = self.memory.snapshot(out.key)
         expected = self.expected.pop(out.key)
         if out.phase in ("warmup", "timed"):
-            self.refuse_unwritten(got, label)
+            self.refuse_unwritten(got, expected, label)
         comparisons = []
         for tensor in spec.outputs:
             ref = expected.get(tensor.name)
@@ -320,7 +320,7 @@ class SharedCalls:
         del expected, got
         judging.record_check(out.what, out.index, label, sizes, comparisons, returned)
 
-    def refuse_unwritten(self, got: dict[str, torch.Tensor], label: str) -> None:
+    def refuse_unwritten(self, got: dict[str, torch.Tensor], expected: dict[str, torch.Tensor], label: str) -> None:
         """A warm-up or timed call whose outputs still hold the poison when it is reported done:
         solve() returned before its work was done (the rest ran after, outside the time)."""
         spec = self.judging.spec
@@ -329,8 +329,9 @@ class SharedCalls:
             values = got[tensor.name]
             if is_float(tensor.dtype):
                 unwritten = int(torch.isnan(values).sum())
-            else:
-                unwritten = int((values == INT_POISON[tensor.dtype]).sum())
+            else:  # the sentinel counts only where the right answer is not the sentinel itself
+                poison = INT_POISON[tensor.dtype]
+                unwritten = int(((values == poison) & (expected[tensor.name].to(values.device) != poison)).sum())
             if unwritten:
                 self.reject(
                     "rejected",
