@@ -275,3 +275,15 @@ def test_results_and_review_pages_read_a_fixed_number_of_queries(
         url = reverse(f"contests:{name}", args=[contest.slug])
         with django_assert_max_num_queries(12):
             assert client.get(url).status_code == 200
+
+
+def test_staff_read_contests_participants_and_final_runs_in_the_admin_without_the_secret_seed(
+    reviewed: dict[str, Any],
+) -> None:
+    staff = make_user("staffer", is_staff=True, is_superuser=True)
+    c = client_for(staff)
+    for model in ("contest", "participant", "finalrun"):
+        assert c.get(f"/admin/contests/{model}/").status_code == 200
+    bob = Participant.objects.get(name="bob")
+    page = c.get(f"/admin/contests/participant/{bob.pk}/change/").content.decode()
+    assert "bob" in page and str(bob.participant_seed) not in page

@@ -172,3 +172,52 @@ def test_a_contest_is_refused_with_a_clear_message_when_its_settings_do_not_fit(
             make_contest(creator, [vector_add], **kw)
     with pytest.raises(actions.ContestError, match="at least one problem"):
         make_contest(creator, [])
+
+
+def test_organizers_edit_a_running_contest_within_limits_and_others_cannot(
+    clock: Clock, fake_broker: FakeBroker, vector_add: Problem
+) -> None:
+    from django.test import Client
+    from django.urls import reverse
+
+    from tests.web.site_fixtures import PASSWORD
+
+    creator, alice = make_user(), make_user()
+    contest = make_contest(creator, [vector_add], freeze_minutes=30)
+    actions.register(contest, alice)
+    clock.set(START + timedelta(hours=1))
+    contest = actions.update_contest(contest, creator, ends_at=END + timedelta(hours=1), hourly_limit=5)
+    assert (contest.ends_at, contest.hourly_limit, contest.freeze_at) == (
+        END + timedelta(hours=1),
+        5,
+        END + timedelta(minutes=30),
+    )
+    with pytest.raises(actions.ContestError, match="cannot change: gpu_models, scoring"):
+        actions.update_contest(contest, creator, gpu_models=["cpu"], scoring="solved_penalty")
+    with pytest.raises(actions.ContestError, match="in the future"):
+        actions.update_contest(contest, creator, ends_at=START + timedelta(minutes=30))
+    with pytest.raises(actions.ContestError, match="Only the contest's organizers"):
+        actions.update_contest(contest, alice, title="Mine now")
+    url = reverse("contests:edit", args=[contest.slug])
+    c = Client()
+    c.login(username=alice.username, password=PASSWORD)
+    assert c.get(url).status_code == 404
+    c.login(username=creator.username, password=PASSWORD)
+    form = {
+        "title": "Spring kernels (extended)",
+        "rules": "Be fair.",
+        "ends_at": (END + timedelta(hours=2)).strftime("%Y-%m-%dT%H:%M"),
+        "freeze_minutes": 30,
+        "hourly_limit": 5,
+        "rerun_tolerance_pct": 3,
+        "organizers": alice.username,
+    }
+    assert "take part in the contest and cannot organize it" in c.post(url, form).content.decode()
+    helper = make_user()
+    assert c.post(url, {**form, "organizers": helper.username}).status_code == 302
+    contest.refresh_from_db()
+    assert contest.title == "Spring kernels (extended)" and contest.ends_at == END + timedelta(hours=2)
+    assert list(contest.organizers.all()) == [helper]
+    clock.set(END + timedelta(hours=2))
+    with pytest.raises(actions.ContestError, match="has ended"):
+        actions.update_contest(contest, creator, title="Too late")

@@ -143,6 +143,65 @@ def _label(i: int) -> str:
     return chr(ord("A") + i) if i < 26 else f"P{i + 1}"
 
 
+# Fields an organizer may change once the contest has started (problems, GPU models, languages,
+# scoring and teams are fixed then: participants planned for them).
+EDITABLE_WHILE_RUNNING = ("title", "rules", "ends_at", "freeze_minutes", "hourly_limit", "rerun_tolerance_pct")
+
+
+def update_contest(
+    contest: Contest, organizer: Any, *, organizers: Iterable[Any] | None = None, **changes: Any
+) -> Contest:
+    """An organizer's edit. Before the start everything may change; after it only the fields of
+    EDITABLE_WHILE_RUNNING, and nothing once the contest has ended (its results are being decided)."""
+    if not is_organizer(contest, organizer):
+        raise ContestError("Only the contest's organizers edit it.")
+    now = timezone.now()
+    current = phase(contest, now)
+    if current == Phase.ENDED:
+        raise ContestError("The contest has ended; it can no longer be edited.")
+    allowed = (
+        EDITABLE_WHILE_RUNNING
+        if current != Phase.BEFORE
+        else (
+            *EDITABLE_WHILE_RUNNING,
+            "starts_at",
+            "gpu_models",
+            "languages",
+            "registration",
+            "invite_code",
+            "team_size",
+            "scoring",
+        )
+    )
+    changed = {k: v for k, v in changes.items() if getattr(contest, k) != v}
+    refused = sorted(set(changed) - set(allowed))
+    if refused:
+        raise ContestError(f"Once the contest has started these cannot change: {', '.join(refused)}.")
+    starts_at = changed.get("starts_at", contest.starts_at)
+    ends_at = changed.get("ends_at", contest.ends_at)
+    if ends_at <= starts_at:
+        raise ContestError("The contest must end after it starts.")
+    if "ends_at" in changed and ends_at <= now:
+        raise ContestError("The new end must be in the future.")
+    if timedelta(minutes=changed.get("freeze_minutes", contest.freeze_minutes)) > ends_at - starts_at:
+        raise ContestError("The freeze must fit inside the contest.")
+    if len(changed.get("rules", "")) > MAX_RULES:
+        raise ContestError(f"The rules are limited to {MAX_RULES} characters.")
+    if organizers is not None:
+        taking_part = Member.objects.filter(contest=contest, user__in=[u.pk for u in organizers])
+        names = sorted(taking_part.values_list("user__username", flat=True))
+        if names:
+            raise ContestError(f"{', '.join(names)} take part in the contest and cannot organize it.")
+    with transaction.atomic():
+        if changed:
+            Contest.objects.filter(pk=contest.pk).update(**changed)
+        if organizers is not None:
+            contest.organizers.set([u for u in organizers if u.pk != contest.created_by_id])
+    contest.refresh_from_db()
+    contest.__dict__.pop("_organizer_ids", None)
+    return contest
+
+
 # --- registering ----------------------------------------------------------------------------------
 
 

@@ -70,3 +70,17 @@ class ContestForm(forms.Form):
         if missing:
             raise forms.ValidationError(f"No such users: {', '.join(missing)}.")
         return users
+
+
+class ContestEditForm(forms.Form):
+    """What an organizer may change while a contest runs (actions.EDITABLE_WHILE_RUNNING)."""
+
+    title = forms.CharField(max_length=200)
+    rules = forms.CharField(widget=forms.Textarea(attrs={"rows": 6}), required=False, help_text="Markdown.")
+    ends_at = forms.DateTimeField(widget=DATETIME_INPUT, label="Ends (UTC)")
+    freeze_minutes = forms.IntegerField(min_value=0, label="Freeze (minutes before the end)")
+    hourly_limit = forms.IntegerField(min_value=0, label="Submits per participant per hour", help_text="0: no limit.")
+    rerun_tolerance_pct = forms.FloatField(min_value=0, max_value=100, label="Re-run tolerance (%)")
+    organizers = forms.CharField(required=False, help_text="Usernames of further organizers, separated by commas.")
+
+    clean_organizers = ContestForm.clean_organizers

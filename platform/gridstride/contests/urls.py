@@ -16,6 +16,7 @@ urlpatterns = [
     path("<slug:slug>/review/", views.review, name="review"),
     path("<slug:slug>/review/<int:pk>/", views.decide, name="decide"),
     path("<slug:slug>/finalize/", views.finalize, name="finalize"),
+    path("<slug:slug>/edit/", views.edit, name="edit"),
     path("<slug:slug>/mine/", views.mine, name="mine"),
     path("<slug:slug>/problems/<str:label>/", views.problem, name="problem"),
     path("<slug:slug>/problems/<str:label>/submit/", views.submit, name="submit"),

@@ -17,7 +17,7 @@ from django.views.decorators.http import require_POST
 from gridstride.catalog.models import Problem
 from gridstride.catalog.views import LANGUAGE_NAMES, _benchmark_rows, statement_html
 from gridstride.contests import actions, board, scoring
-from gridstride.contests.forms import ContestForm
+from gridstride.contests.forms import ContestEditForm, ContestForm
 from gridstride.contests.models import Contest, ContestProblem, Entry, EntryKind, FinalRun, FinalRunState, Member
 from gridstride.contests.permissions import is_organizer
 from gridstride.contests.windows import Phase, phase
@@ -439,6 +439,32 @@ def finalize(request: HttpRequest, slug: str) -> HttpResponse:
     except actions.ContestError as exc:
         messages.error(request, exc.message)
     return redirect("contests:detail", slug=slug)
+
+
+@login_required
+def edit(request: HttpRequest, slug: str) -> HttpResponse:
+    contest = _organizer_contest(request, slug)
+    initial = {
+        "title": contest.title,
+        "rules": contest.rules,
+        "ends_at": contest.ends_at,
+        "freeze_minutes": contest.freeze_minutes,
+        "hourly_limit": contest.hourly_limit,
+        "rerun_tolerance_pct": contest.rerun_tolerance_pct,
+        "organizers": ", ".join(contest.organizers.values_list("username", flat=True)),
+    }
+    form = ContestEditForm(request.POST or None, initial=initial)
+    if request.method == "POST" and form.is_valid():
+        d = dict(form.cleaned_data)
+        organizers = d.pop("organizers")
+        try:
+            actions.update_contest(contest, request.user, organizers=organizers, **d)
+        except actions.ContestError as exc:
+            form.add_error(None, exc.message)
+        else:
+            messages.success(request, "Saved.")
+            return redirect("contests:detail", slug=slug)
+    return render(request, "contests/edit.html", {"contest": contest, "form": form})
 
 
 @login_required
