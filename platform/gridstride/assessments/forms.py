@@ -39,7 +39,7 @@ class AssessmentForm(forms.Form):
     )
     gpu_model = forms.ChoiceField(label="GPU")
     duration_minutes = forms.IntegerField(
-        label="Duration per candidate (minutes)", min_value=5, max_value=24 * 60, initial=90
+        label="Duration per candidate (minutes)", min_value=1, max_value=24 * 60, initial=90
     )
     opens_at = forms.DateTimeField(
         label="Opens (UTC)", required=False, widget=forms.DateTimeInput(attrs={"type": "datetime-local"})

@@ -20,7 +20,7 @@ from gridstride.assessments import access, actions, forms
 from gridstride.assessments.models import Candidate
 from gridstride.catalog.models import Problem
 from gridstride.catalog.views import LANGUAGE_NAMES, _benchmark_rows, statement_html
-from gridstride.lib import clock, windows
+from gridstride.lib import clock, variation, windows
 from gridstride.lib.markdown import render_markdown
 from gridstride.pages.hardware import REFERENCE_GPU
 from gridstride.submissions.models import Submission
@@ -176,7 +176,7 @@ def workspace(request: HttpRequest, public_id: UUID, slug: str) -> HttpResponse:
         "assessment": assessment,
         "seat": seat,
         "assessment_problems": problems,
-        "hidden_shape_count": len(spec.get("hidden_benchmarks") or []),
+        "hidden_shape_count": len(variation.hidden_shapes(spec, seat.participant_seed, assessment.gpu_model)),
         "assessment_data": {
             "clockUrl": reverse("assessments:clock", args=[public_id]),
             "snapshotUrl": reverse("assessments:snapshot", args=[public_id, p.slug]),
