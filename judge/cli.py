@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from judge import ladder
 from judge import spec as specmod
 from judge.protocol import JudgeJob, Report
 
@@ -380,6 +381,10 @@ def cmd_validate(args: argparse.Namespace) -> int:
         if args.slugs and spec.slug not in args.slugs:
             continue
         found = validate_problem(spec, Path(args.references) if args.references else None)
+        try:
+            ladder.load_ladder(spec.slug, root)
+        except ladder.LadderError as exc:
+            found.append(str(exc))
         messages += found
         if not found:
             print(

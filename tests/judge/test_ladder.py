@@ -1,0 +1,154 @@
+"""Optimization ladders (judge/ladder.py, bench/ladder.py): the format is checked, every rung
+compiles and passes the submission's source scan, and the generated table comes from reports."""
+
+from __future__ import annotations
+
+import importlib.util
+import shutil
+import subprocess
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from judge import ladder as laddermod
+from judge import spec as specmod
+from judge.harness import source_checks
+from judge.harness.parent import compile as compile_flags
+from judge.protocol import KernelDigest, Report, ShapeTiming
+
+ROOT = Path(__file__).resolve().parents[2]
+LADDERS, ERRORS = laddermod.load_all_ladders()
+RUNGS = [(lad.slug, rung) for lad in LADDERS for rung in lad.rungs]
+
+
+def bench_module() -> ModuleType:
+    module_spec = importlib.util.spec_from_file_location("bench_ladder", ROOT / "bench" / "ladder.py")
+    assert module_spec is not None and module_spec.loader is not None
+    module = importlib.util.module_from_spec(module_spec)
+    module_spec.loader.exec_module(module)
+    return module
+
+
+def write_ladder(root: Path, rungs: int, sections: int | None = None, title: str = "Step") -> None:
+    directory = root / "demo" / "ladder"
+    directory.mkdir(parents=True)
+    entries = "".join(
+        f'[[rungs]]\ntitle = "{title} {i}"\npath = "problems/vector_add/solutions/cuda_ok.cu"\n'
+        f'language = "cuda"\nstep = "change {i}"\n'
+        for i in range(1, rungs + 1)
+    )
+    (directory / "ladder.toml").write_text(entries)
+    body = "".join(f"## Step {i}\n\ntext {i}\n\n" for i in range(1, (sections or rungs) + 1))
+    (directory / "editorial.md").write_text("Intro.\n\n" + body)
+
+
+def test_every_ladder_in_the_repository_loads() -> None:
+    assert ERRORS == []
+    assert {lad.slug for lad in LADDERS} >= {"transpose", "sgemm", "histogram"}
+    for lad in LADDERS:
+        assert laddermod.MIN_RUNGS <= len(lad.rungs) <= laddermod.MAX_RUNGS
+        assert lad.intro and all(r.editorial for r in lad.rungs)
+
+
+def test_a_well_formed_ladder_loads_with_its_sections(tmp_path: Path) -> None:
+    write_ladder(tmp_path, 3)
+    lad = laddermod.load_ladder("demo", tmp_path)
+    assert lad is not None
+    assert [r.title for r in lad.rungs] == ["Step 1", "Step 2", "Step 3"]
+    assert lad.rungs[1].editorial == "text 2" and lad.intro == "Intro."
+    assert lad.figures is None
+
+
+def test_a_problem_without_a_ladder_has_none(tmp_path: Path) -> None:
+    assert laddermod.load_ladder("demo", tmp_path) is None
+
+
+@pytest.mark.parametrize(
+    ("rungs", "sections", "message"), [(2, None, "3 to 6"), (7, None, "3 to 6"), (3, 2, "2 '## ' sections")]
+)
+def test_a_ladder_with_the_wrong_number_of_rungs_or_sections_is_refused(
+    tmp_path: Path, rungs: int, sections: int | None, message: str
+) -> None:
+    write_ladder(tmp_path, rungs, sections)
+    with pytest.raises(laddermod.LadderError, match=message):
+        laddermod.load_ladder("demo", tmp_path)
+
+
+def test_a_section_heading_must_match_its_rung(tmp_path: Path) -> None:
+    write_ladder(tmp_path, 3, title="Other")
+    with pytest.raises(laddermod.LadderError, match="section 1 is 'Step 1', rung 1 is 'Other 1'"):
+        laddermod.load_ladder("demo", tmp_path)
+
+
+def test_a_rung_outside_the_repository_is_refused(tmp_path: Path) -> None:
+    write_ladder(tmp_path, 3)
+    toml = tmp_path / "demo" / "ladder" / "ladder.toml"
+    toml.write_text(toml.read_text().replace("problems/vector_add/solutions/cuda_ok.cu", "../../etc/passwd", 1))
+    with pytest.raises(laddermod.LadderError, match="not a file of the repository"):
+        laddermod.load_ladder("demo", tmp_path)
+
+
+@pytest.mark.parametrize(("slug", "rung"), RUNGS, ids=[f"{s}/{r.path.rsplit('/', 1)[-1]}" for s, r in RUNGS])
+def test_every_rung_passes_the_source_scan_and_has_the_problems_signature(slug: str, rung: laddermod.Rung) -> None:
+    problem = specmod.load(slug)
+    source = rung.source()
+    assert rung.language in problem.languages
+    assert source_checks.find_forbidden(source, rung.language, problem.forbidden[rung.language]) == []
+    if rung.language == "cuda":
+        params = source_checks.cuda_solve_parameters(source)
+        assert params is not None and len(params) == len(problem.signature())
+
+
+CUDA_RUNGS = [(s, r) for s, r in RUNGS if r.language == "cuda"]
+
+
+@pytest.mark.parametrize(("slug", "rung"), CUDA_RUNGS, ids=[f"{s}/{r.path.rsplit('/', 1)[-1]}" for s, r in CUDA_RUNGS])
+def test_every_cuda_rung_compiles_with_the_judges_command_line(slug: str, rung: laddermod.Rung, tmp_path: Path) -> None:
+    nvcc = shutil.which("nvcc")
+    if nvcc is None:
+        pytest.skip("nvcc is not installed")
+    flags = [*compile_flags.FLAGS, *compile_flags.arch_flags("sm_90")]
+    result = subprocess.run(
+        [nvcc, *flags, "-o", str(tmp_path / "rung.so"), str(ROOT / rung.path)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+
+
+def shape(name: str, median: float, speedup: float | None) -> ShapeTiming:
+    return ShapeTiming(
+        name=name, sizes={"n": 1}, n=10, median_us=median, mean_us=median, p10_us=median, p90_us=median,
+        min_us=median, ci_low_us=median, ci_high_us=median, flops=0.0, bytes=8.0, gbps=1.0, tflops=0.0,
+        sol_pct=50.0, floor_us=median / 2, speedup_vs_reference=speedup,
+    )  # fmt: skip
+
+
+def test_the_generated_table_is_built_from_the_reports_figures() -> None:
+    bench = bench_module()
+    report = Report(
+        submission_id="s", attempt=1, problem="transpose", language="cuda", mode="benchmark", verdict="accepted",
+        benchmarks=[shape("a", 100.0, 2.0), shape("b", 400.0, 8.0)], score_us=200.0, sol_pct=50.0,
+        kernels=[KernelDigest(name="transpose_tiles(float const*, float*, int, int)", duration_us=99.0)],
+    )  # fmt: skip
+    figures = bench.rung_figures(report)
+    assert figures["speedup_vs_reference"] == pytest.approx(4.0)  # geometric mean of 2 and 8
+    assert [s["median_us"] for s in figures["shapes"]] == [100.0, 400.0]
+    rung = {"rung": 1, "title": "Naive", "path": "p", "language": "cuda", **figures}
+    table = bench.render_table([{"slug": "transpose", "rungs": [rung]}])
+    assert (
+        "| transpose | 1. Naive | cuda | accepted | 200 us | 50% | 4x | `transpose_tiles(float const*, float*, int, int)` |"
+        in table
+    )
+
+
+def test_the_doc_keeps_its_text_outside_the_generated_part(tmp_path: Path) -> None:
+    bench = bench_module()
+    doc = tmp_path / "ladders.md"
+    doc.write_text(f"Intro\n\n{bench.BEGIN}\nold\n{bench.END}\n\nOutro\n")
+    bench.write_doc("| t |\n", "Header", doc)
+    text = doc.read_text()
+    assert text.startswith("Intro\n\n") and text.endswith("\n\nOutro\n")
+    assert "old" not in text and "Header\n\n| t |\n" in text
