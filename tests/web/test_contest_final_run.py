@@ -287,3 +287,25 @@ def test_staff_read_contests_participants_and_final_runs_in_the_admin_without_th
     bob = Participant.objects.get(name="bob")
     page = c.get(f"/admin/contests/participant/{bob.pk}/change/").content.decode()
     assert "bob" in page and str(bob.participant_seed) not in page
+
+
+def test_the_rerun_waits_for_live_judgings_sent_before_the_end_and_then_counts_them(
+    clock: Clock, fake_broker: FakeBroker, vector_add: Problem
+) -> None:
+    contest = make_contest(make_user(), [vector_add])
+    alice = make_user("alice")
+    actions.register(contest, alice)
+    clock.set(START + timedelta(minutes=1))
+    send(contest, alice, vector_add, 200.0)
+    clock.set(END - timedelta(seconds=1))
+    late = actions.submit(
+        contest, alice, problem=vector_add, language="pytorch", source=SOURCE, mode="submit", gpu_model="h200"
+    )
+    clock.set(END + timedelta(seconds=30))
+    progress = actions.start_final_run(contest)
+    assert (progress.waiting, progress.created, progress.done) == (1, 0, False)
+    assert not FinalRun.objects.exists()
+    judge(late, median_us=50.0)  # the faster one, judged after the end
+    progress = actions.start_final_run(contest)
+    assert (progress.waiting, progress.created) == (0, 1)
+    assert FinalRun.objects.get().live_id == late.pk

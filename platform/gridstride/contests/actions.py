@@ -378,6 +378,7 @@ def _check_hourly_limit(contest: Contest, participant: Participant, now: datetim
 
 @dataclass
 class FinalProgress:
+    waiting: int = 0  # live judgings still running; the re-run starts after them
     created: int = 0
     judging: int = 0
     decided: int = 0
@@ -400,9 +401,18 @@ def start_final_run(contest: Contest, now: datetime | None = None) -> FinalProgr
         Contest.objects.filter(pk=contest.pk, final_state=FinalState.NOT_STARTED).update(
             final_state=FinalState.RUNNING, final_started_at=now
         )
+    progress = FinalProgress()
+    # A submission the server took before the end counts even when it is judged after: the
+    # re-run picks each participant's best only once every live judging is recorded.
+    progress.waiting = (
+        Entry.objects.filter(contest=contest, kind=EntryKind.LIVE, participant__is_virtual=False)
+        .exclude(submission__status=Status.DONE)
+        .count()
+    )
+    if progress.waiting:
+        return progress
     fmt = scoring.get(contest.scoring)
     existing = set(FinalRun.objects.filter(contest=contest).values_list("participant_id", "problem_id", "gpu_model"))
-    progress = FinalProgress()
     for gpu in contest.gpu_models:
         for participant_id, runs in live_runs(contest, gpu).items():
             for problem_id, submission_id in fmt.score(runs).best.items():

@@ -435,7 +435,10 @@ def finalize(request: HttpRequest, slug: str) -> HttpResponse:
     contest = _organizer_contest(request, slug)
     try:
         progress = actions.start_final_run(contest)
-        messages.success(request, f"Final re-run: {progress.created} sent, {progress.judging} judging.")
+        if progress.waiting:
+            messages.success(request, f"Final re-run: waiting for {progress.waiting} live judgings to finish first.")
+        else:
+            messages.success(request, f"Final re-run: {progress.created} sent, {progress.judging} judging.")
     except actions.ContestError as exc:
         messages.error(request, exc.message)
     return redirect("contests:detail", slug=slug)

@@ -28,7 +28,8 @@ class Command(BaseCommand):
             except actions.ContestError as exc:
                 raise CommandError(exc.message) from None
             self.stdout.write(
-                f"{contest.slug}: {progress.created} sent now, {progress.judging} judging, {progress.decided} decided"
+                f"{contest.slug}: {progress.waiting} live judgings to wait for, {progress.created} sent now, "
+                f"{progress.judging} judging, {progress.decided} decided"
             )
             if progress.done or not options["wait"]:
                 return
