@@ -4,6 +4,7 @@ compiles and passes the submission's source scan, and the generated table comes 
 from __future__ import annotations
 
 import importlib.util
+import json
 import shutil
 import subprocess
 from pathlib import Path
@@ -152,3 +153,24 @@ def test_the_doc_keeps_its_text_outside_the_generated_part(tmp_path: Path) -> No
     text = doc.read_text()
     assert text.startswith("Intro\n\n") and text.endswith("\n\nOutro\n")
     assert "old" not in text and "Header\n\n| t |\n" in text
+
+
+def test_a_gpu_runs_json_is_written_into_the_problem_and_the_doc(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    bench = bench_module()
+    monkeypatch.setattr(bench, "DOC", tmp_path / "ladders.md")
+    monkeypatch.setattr(bench.laddermod, "ladder_dir", lambda slug: tmp_path)
+    rung = {"rung": 1, "title": "Naive", "path": "p", "language": "cuda", "verdict": "accepted", "score_us": 12.5,
+            "sol_pct": 80.0, "speedup_vs_reference": 1.5, "shapes": [], "kernels": []}  # fmt: skip
+    run = [
+        {"slug": "transpose", "system": {"gpu": "NVIDIA H200"}, "date": "2026-12-01", "quick": True, "rungs": [rung]}
+    ]
+    (tmp_path / "run.json").write_text(json.dumps(run))
+    assert bench.main(["--from-json", str(tmp_path / "run.json")]) == 0
+    assert json.loads((tmp_path / "figures.json").read_text())["rungs"][0]["score_us"] == 12.5
+    doc = (tmp_path / "ladders.md").read_text()
+    assert (
+        "on NVIDIA H200 (2026-12-01)" in doc
+        and "| transpose | 1. Naive | cuda | accepted | 12.5 us | 80% | 1.5x | `-` |" in doc
+    )
