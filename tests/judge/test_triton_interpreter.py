@@ -239,3 +239,10 @@ def solve(a, b, c, n):
 """
     report = judge(source, language="pytorch", problem="vector_add")
     assert report.verdict == "accepted", report.message
+
+
+def test_the_childs_modules_do_not_import_triton_before_its_warm_up() -> None:
+    # The warm-up imports Triton and reports how long that took (report.system["child_warmed_up"]).
+    script = "import sys\nimport judge.harness.child.job\nprint('triton' in sys.modules)"
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert done.stdout.strip() == "False", done.stdout + done.stderr[-2000:]

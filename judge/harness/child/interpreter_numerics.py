@@ -10,9 +10,13 @@ fp8e4nv saturates to +-448 as the GPU's cvt.rn.satfinite does (the format has no
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import torch
-import triton.language as tl
+
+if TYPE_CHECKING:  # imported for types only: the child imports Triton in its warm-up, timed
+    import triton.language as tl
 
 _FP8_TORCH = {
     "fp8e4nv": torch.float8_e4m3fn,
