@@ -185,6 +185,9 @@ PROBLEMS_DIR = REPO_ROOT / "problems"
 MAX_SOURCE_BYTES = 64 * 1024
 # Submissions per user per minute before the site asks them to wait.
 SUBMISSIONS_PER_MINUTE = env_int("SUBMISSIONS_PER_MINUTE", 10)
+# Assessment webhooks go only to public addresses unless this is set (docs/assessments.md): a
+# team's URL must not reach the site's own database, broker or metadata services.
+ASSESSMENT_WEBHOOK_ALLOW_PRIVATE = env_bool("ASSESSMENT_WEBHOOK_ALLOW_PRIVATE", False)
 
 LOGGING = {
     "version": 1,

@@ -201,3 +201,14 @@ def test_the_comparison_page_makes_as_many_queries_for_ten_candidates_as_for_two
     assert len(many) == len(few), [q["sql"][:120] for q in many.captured_queries]
     assert len(few) <= 20
     del two
+
+
+def test_the_teams_instructions_are_markdown_without_scripts() -> None:
+    org, owner = make_org()
+    a = make_assessment(org, owner, instructions="Read **this**. <script>alert(1)</script><img src=x onerror=alert(2)>")
+    candidate = seat(a, start_at=None)
+    c = Client()
+    c.force_login(candidate.user)
+    page = c.get(f"/a/{a.public_id}/").content.decode()
+    assert "<strong>this</strong>" in page
+    assert "<script>alert" not in page and "onerror" not in page

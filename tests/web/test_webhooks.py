@@ -53,9 +53,10 @@ class Receiver:
 
 
 @pytest.fixture(autouse=True)
-def eager(settings: Any) -> None:
+def eager(settings: Any) -> Any:
     from gridstride.celery import app
 
+    settings.ASSESSMENT_WEBHOOK_ALLOW_PRIVATE = True  # the receiver runs on localhost
     app.conf.task_always_eager = True
     app.conf.task_eager_propagates = False
     yield
@@ -104,3 +105,15 @@ def test_an_unreachable_receiver_is_logged_not_raised(django_capture_on_commit_c
     delivery.refresh_from_db()
     assert delivery.attempts == webhooks.MAX_ATTEMPTS and delivery.status_code is None and delivery.last_error
     assert deliver_webhook.apply(args=[delivery.pk]).failed(), "a later manual try fails the same way"
+
+
+def test_a_webhook_to_a_private_address_is_refused_without_a_request(
+    django_capture_on_commit_callbacks: Any, settings: Any
+) -> None:
+    settings.ASSESSMENT_WEBHOOK_ALLOW_PRIVATE = False
+    with Receiver([200]) as receiver:
+        _, delivery = finished_with_webhook(receiver.url, django_capture_on_commit_callbacks)
+    delivery.refresh_from_db()
+    assert receiver.got == [] and delivery.delivered_at is None
+    assert "private or local address" in delivery.last_error
+    assert webhooks.refusal("http://10.0.0.8/x") and webhooks.refusal("file:///etc/passwd")

@@ -9,12 +9,16 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import ipaddress
 import json
+import socket
 import urllib.error
+import urllib.parse
 import urllib.request
 from datetime import datetime
 from typing import Any
 
+from django.conf import settings
 from django.db import transaction
 from django.db.models import F
 
@@ -63,8 +67,31 @@ def queue_delivery(candidate: Candidate) -> WebhookDelivery | None:
     return delivery
 
 
+def refusal(url: str) -> str:
+    """Why the site will not call `url` ("" when it will): http(s) to public addresses only, unless
+    ASSESSMENT_WEBHOOK_ALLOW_PRIVATE. Checked at every attempt (a name may change its address)."""
+    parts = urllib.parse.urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return "only http and https URLs are called"
+    if settings.ASSESSMENT_WEBHOOK_ALLOW_PRIVATE:
+        return ""
+    try:
+        infos = socket.getaddrinfo(
+            parts.hostname, parts.port or (443 if parts.scheme == "https" else 80), proto=socket.IPPROTO_TCP
+        )
+    except OSError:
+        return f"cannot resolve {parts.hostname}"
+    for info in infos:
+        if not ipaddress.ip_address(info[4][0]).is_global:
+            return f"{parts.hostname} is a private or local address; webhooks go to public addresses only"
+    return ""
+
+
 def attempt(delivery: WebhookDelivery) -> bool:
     """One POST; True when the receiver answered 2xx. The attempt is logged either way."""
+    refused = refusal(delivery.url)
+    if refused:
+        return _log(delivery, None, refused)
     body = delivery.body.encode()
     request = urllib.request.Request(
         delivery.url,
@@ -86,6 +113,10 @@ def attempt(delivery: WebhookDelivery) -> bool:
         status, error = exc.code, f"HTTP {exc.code}"
     except (urllib.error.URLError, OSError, ValueError) as exc:
         error = str(getattr(exc, "reason", exc))[:300]
+    return _log(delivery, status, error)
+
+
+def _log(delivery: WebhookDelivery, status: int | None, error: str) -> bool:
     ok = status is not None and 200 <= status < 300
     now = clock.now()
     entry = {"at": now.isoformat(), "status": status, "error": error}
