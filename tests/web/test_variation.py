@@ -103,7 +103,14 @@ def test_the_participants_view_of_a_report_has_no_hidden_sizes_or_scored_output(
         "cases": [{"name": "hidden-2", "sizes": {"m": 3001, "n": 17017}, "passed": False}],
         "stdout": "sizes 3001 17017",
         "stderr": "",
-        "system": {"drain_detail": {"hidden-1": [1], "4096x16384": [2]}},
+        "system": {
+            "drain_detail": {"hidden-1": [1], "4096x16384": [2]},
+            "parent_clock": {
+                "calibration": {"n": 24},
+                "hidden-1": {"claimed_us": 9.0},
+                "4096x16384": {"claimed_us": 10.0},
+            },
+        },
     }
     view = participant_report(report, "submit")
     assert view is not None
@@ -111,6 +118,7 @@ def test_the_participants_view_of_a_report_has_no_hidden_sizes_or_scored_output(
     assert "3001" not in text and "17017" not in text and "hidden-2" not in text
     assert [b["name"] for b in view["benchmarks"]] == ["4096x16384"] and view["hidden_shapes"] == 1
     assert view["cases"] == [] and view["system"]["drain_detail"] == {"4096x16384": [2]}
+    assert sorted(view["system"]["parent_clock"]) == ["4096x16384", "calibration"]
     assert "reviewers" in view["stdout"]
     assert report["stdout"] == "sizes 3001 17017", "the stored report is left whole for reviewers"
 

@@ -90,7 +90,7 @@ def participant_report(report: dict[str, Any] | None, mode: str) -> dict[str, An
     if HIDDEN_PREFIX in message:
         view["message"] = f"A hidden benchmark shape ended the judging ({view.get('verdict')}); reviewers see which."
     system = dict(view.get("system") or {})
-    for key in ("drain_detail", "gpu_during_timing"):
+    for key in ("drain_detail", "gpu_during_timing", "parent_clock"):
         if isinstance(system.get(key), dict):
             system[key] = {k: v for k, v in system[key].items() if not is_hidden_name(k)}
     view["system"] = system
