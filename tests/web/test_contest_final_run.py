@@ -305,6 +305,8 @@ def test_the_rerun_waits_for_live_judgings_sent_before_the_end_and_then_counts_t
     progress = actions.start_final_run(contest)
     assert (progress.waiting, progress.created, progress.done) == (1, 0, False)
     assert not FinalRun.objects.exists()
+    page = client_for(None).get(reverse("contests:results", args=[contest.slug])).content.decode()
+    assert "waiting for 1 live judging sent before the end" in page
     judge(late, median_us=50.0)  # the faster one, judged after the end
     progress = actions.start_final_run(contest)
     assert (progress.waiting, progress.created) == (0, 1)

@@ -316,6 +316,12 @@ def results(request: HttpRequest, slug: str) -> HttpResponse:
         "problems": board.problems_of(contest),
         "states": states,
         "format": scoring.get(contest.scoring),
+        # Live judgings the re-run waits for (it starts once they are recorded).
+        "waiting": Entry.objects.filter(contest=contest, kind=EntryKind.LIVE, participant__is_virtual=False)
+        .exclude(submission__status=Status.DONE)
+        .count()
+        if contest.final_state == "running" and not any(states.values())
+        else 0,
     }
     return render(request, "contests/results.html", context)
 
