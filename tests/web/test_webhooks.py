@@ -53,14 +53,11 @@ class Receiver:
 
 
 @pytest.fixture(autouse=True)
-def eager(settings: Any) -> Any:
-    from gridstride.celery import app
-
+def eager(settings: Any, monkeypatch: Any) -> None:
+    """The task runs here and now, its retries too (Task.apply retries in place), whatever app
+    configuration other tests left behind."""
     settings.ASSESSMENT_WEBHOOK_ALLOW_PRIVATE = True  # the receiver runs on localhost
-    app.conf.task_always_eager = True
-    app.conf.task_eager_propagates = False
-    yield
-    app.conf.task_always_eager = False
+    monkeypatch.setattr(deliver_webhook, "delay", lambda pk: deliver_webhook.apply(args=[pk]))
 
 
 def finished_with_webhook(url: str, django_capture_on_commit_callbacks: Any) -> tuple[Any, WebhookDelivery]:
