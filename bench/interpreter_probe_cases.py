@@ -108,10 +108,12 @@ def _dot_fp16_out() -> str:
     return compare(run_dot(a, b, "out_fp16", "tf32", torch.float16, 16), exact_product(a, b), 1e-2, 2e-2)
 
 
-def tf32(x: torch.Tensor) -> torch.Tensor:
-    """fp32 rounded to TensorFloat-32: 10 mantissa bits, to nearest with ties away (cvt.rna)."""
-    bits = x.view(torch.int32).long()
-    return ((bits + 0x1000) & 0xFFFFE000).to(torch.int64).bitwise_and(0xFFFFFFFF).to(torch.uint32).view(torch.float32)
+def tf32(x: torch.Tensor, nearest: bool = False) -> torch.Tensor:
+    """fp32 as TensorFloat-32 (10 mantissa bits): truncated, or rounded to nearest (cvt.rna)."""
+    bits = x.view(torch.int32).long() % 2**32
+    if nearest:
+        bits = bits + 0x1000
+    return (bits & 0xFFFFE000).to(torch.uint32).view(torch.float32)
 
 
 for _precision in ("ieee", "tf32x3", "tf32"):
@@ -120,10 +122,12 @@ for _precision in ("ieee", "tf32x3", "tf32"):
     def _dot_fp32(precision: str = _precision) -> str:
         a, b = torch.randn(16, 32), torch.randn(32, 16)
         if precision == "tf32":  # the tensor cores see 10 mantissa bits of each operand
-            got = run_dot(a, b, "acc", precision, torch.float32, 16)
-            if torch.allclose(got.cpu().double(), exact_product(a, b), rtol=1e-5, atol=1e-5):
-                raise Wrong("computed in full fp32, not in TF32")
-            return compare(got, exact_product(tf32(a), tf32(b)), 1e-5, 1e-5)
+            got = run_dot(a, b, "acc", precision, torch.float32, 16).cpu().double()
+            for model, name in ((exact_product(a, b), "full fp32"),
+                                (exact_product(tf32(a, nearest=True), tf32(b, nearest=True)), "TF32 rounded to nearest")):  # fmt: skip
+                if torch.allclose(got, model, rtol=1e-5, atol=1e-5):
+                    raise Wrong(f"matches {name}, not TF32 truncation")
+            return compare(got, exact_product(tf32(a), tf32(b)), 1e-5, 1e-5) + " (TF32 truncation)"
         return compare(run_dot(a, b, "acc", precision, torch.float32, 16), exact_product(a, b), 1e-5, 1e-5)
 
 

@@ -55,12 +55,11 @@ def to_f64(data: np.ndarray, dtype: tl.dtype) -> np.ndarray:
 
 
 def tf32(x: np.ndarray) -> np.ndarray:
-    """fp32 values rounded to TF32 (10 mantissa bits; to nearest, ties away from zero, as
-    cvt.rna.tf32.f32), kept in fp32."""
-    bits = np.ascontiguousarray(x, dtype=np.float32).view(np.uint32).astype(np.uint64)
-    finite = np.isfinite(x)
-    rounded = ((bits + np.uint64(0x1000)) & np.uint64(0xFFFFE000)).astype(np.uint32)
-    return np.where(finite, rounded.view(np.float32), x).astype(np.float32)
+    """fp32 values as TF32 tensor cores read them: the low 13 mantissa bits dropped (Hopper's
+    wgmma takes its operands straight from shared memory, with no conversion on the way)."""
+    bits = np.ascontiguousarray(x, dtype=np.float32).view(np.uint32)
+    truncated = (bits & np.uint32(0xFFFFE000)).view(np.float32)
+    return np.where(np.isnan(x), x, truncated).astype(np.float32)
 
 
 def _f64_to_f32_round_to_odd(x: np.ndarray) -> np.ndarray:

@@ -10,8 +10,8 @@ submission (it is still trusted then), so a correct kernel is never called wrong
   sums and tl.dot on the patterns (a bf16 tl.dot gave 2e9 for 0.004). Here bf16 operands are widened
   to fp32 exactly and results rounded to bf16 to nearest even: bf16 arithmetic is correctly rounded
   as on the GPU, and tl.dot multiplies exactly and accumulates in fp32 as the tensor cores do.
-- fp32 tl.dot with the default input_precision="tf32" rounds its operands to TF32 (nearest, ties
-  away), as the tensor cores see them; the interpreter computed it in full fp32, so a kernel that a
+- fp32 tl.dot with the default input_precision="tf32" reads its operands as TF32 (the low 13
+  mantissa bits dropped), as the tensor cores see them; the interpreter computed it in full fp32, so a kernel that a
   GPU calls wrong for TF32 passed here.
 - casts to and from bf16 and fp8 (RTNE, rtz, subnormals, NaN and infinity patterns) follow
   interpreter_numerics; fma rounds once; tl.umulhi reads int32 operands as unsigned.
