@@ -1,0 +1,26 @@
+"""Wrong: computes the sum and the normalised output but never stores the sum: the residual
+stream h keeps the judge's NaN (a fused kernel must write both outputs)."""
+
+import torch
+import triton
+import triton.language as tl
+
+EPS = 1e-6
+
+
+@triton.jit
+def add_rmsnorm_kernel(x_ptr, r_ptr, w_ptr, y_ptr, n, eps, BLOCK_N: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK_N)
+    mask = cols < n
+    s = tl.load(x_ptr + row * n + cols, mask=mask, other=0.0).to(tl.float32)
+    s += tl.load(r_ptr + row * n + cols, mask=mask, other=0.0).to(tl.float32)
+    rstd = 1.0 / tl.sqrt(tl.sum(s * s, axis=0) / n + eps)
+    w = tl.load(w_ptr + cols, mask=mask, other=0.0).to(tl.float32)
+    tl.store(y_ptr + row * n + cols, (s * rstd * w).to(tl.bfloat16), mask=mask)
+
+
+def solve(
+    x: torch.Tensor, residual: torch.Tensor, weight: torch.Tensor, h: torch.Tensor, y: torch.Tensor, m: int, n: int
+) -> None:
+    add_rmsnorm_kernel[(m,)](x, residual, weight, y, n, EPS, BLOCK_N=triton.next_power_of_2(n))
