@@ -5,7 +5,7 @@ import { basicSetup } from "codemirror";
 import { EditorView, keymap } from "@codemirror/view";
 import { Compartment, EditorState, Prec } from "@codemirror/state";
 import { indentWithTab } from "@codemirror/commands";
-import { HighlightStyle, indentUnit, syntaxHighlighting } from "@codemirror/language";
+import { HighlightStyle, defaultHighlightStyle, indentUnit, syntaxHighlighting } from "@codemirror/language";
 import { tags } from "@lezer/highlight";
 import { python } from "@codemirror/lang-python";
 import { cpp } from "@codemirror/lang-cpp";
@@ -27,12 +27,20 @@ const readableDark = HighlightStyle.define([
   { tag: [tags.keyword], color: "#d291e4" },
 ]);
 
+// The default light style has three colours under 4.5:1 on the active line's tint (#085 green,
+// #e40 orange, #f00 red): darker shades of the same hues reach AA.
+const DARKER = { "#085": "#006b44", "#e40": "#b03000", "#f00": "#c00000" };
+const readableLight = HighlightStyle.define(
+  defaultHighlightStyle.specs.map((spec) => (DARKER[spec.color] ? { ...spec, color: DARKER[spec.color] } : spec)),
+);
+
 function create(parent, options = {}) {
   const syntax = new Compartment();
   const theme = new Compartment();
   const keys = new Compartment();
   const dark = window.matchMedia ? window.matchMedia("(prefers-color-scheme: dark)") : null;
-  const themeFor = () => (dark && dark.matches ? [oneDark, Prec.high(syntaxHighlighting(readableDark))] : []);
+  const themeFor = () =>
+    dark && dark.matches ? [oneDark, Prec.high(syntaxHighlighting(readableDark))] : syntaxHighlighting(readableLight);
   const shortcuts = Prec.highest(
     keymap.of([
       { key: "Mod-Enter", run: () => { options.onRun && options.onRun(); return true; } },

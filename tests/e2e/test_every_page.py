@@ -66,6 +66,10 @@ def pages(ids: dict[str, str]) -> dict[str, tuple[str, bool]]:
         "submission-cpu": (f"/submissions/{ids['cpu']}/", True),
         "submission-wrong": (f"/submissions/{ids['wrong']}/", True),
         "submission-compile": (f"/submissions/{ids['compile']}/", True),
+        "submissions-filtered": ("/submissions/?problem=softmax&verdict=accepted", True),
+        "compare": (f"/submissions/compare/?a={ids['cpu']}&b={ids['accepted']}", True),
+        "problems-filtered": ("/?track=memory&difficulty=easy", False),
+        "problem-from-submission": (f"/problems/softmax/?from={ids['compile']}", True),
     }
 
 
@@ -151,6 +155,7 @@ def _check(context: Any, url: str, name: str, viewport: str, scheme: str, folder
         for v in result["violations"]:
             if v["impact"] in ("serious", "critical"):
                 targets = [n["target"] for n in v["nodes"][:3]]
-                found.append(f"{label}: axe {v['id']} ({v['impact']}): {v['help']} at {targets}")
+                why = [c.get("message", "") for c in v["nodes"][0].get("any", [])][:1]
+                found.append(f"{label}: axe {v['id']} ({v['impact']}): {v['help']} at {targets} {why}")
     page.close()
     return found

@@ -55,8 +55,10 @@ PAGES = {
     # (the viewer has no entry on these two: no query for their row)
     "/leaderboards/softmax/?gpu=h200&language=cuda": 7,
     "/leaderboards/softmax/?gpu=cpu": 7,
-    "/submissions/": 4,
-    "/users/viewer/": 7,
+    # + the problems tried (the problem filter's choices)
+    "/submissions/": 5,
+    # + the problems per track (solved along the learning path)
+    "/users/viewer/": 8,
 }
 
 

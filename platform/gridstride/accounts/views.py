@@ -17,6 +17,8 @@ from gridstride.accounts.forms import SignupForm, TokenForm
 from gridstride.api.actions import TokenRefused, issue_token, revoke_token
 from gridstride.api.models import Token
 from gridstride.catalog.models import Problem
+from gridstride.catalog.ordering import in_learning_order
+from judge.spec import TRACK_TITLES, TRACKS
 
 
 def _next_url(request: HttpRequest) -> str:
@@ -48,10 +50,21 @@ def profile(request: HttpRequest, username: str) -> HttpResponse:
     best = queries.best_results(user)
     stats = queries.problem_stats(user)
     solved_ids = [pid for pid, s in stats.items() if s["solved"]]
-    solved = list(
-        Problem.objects.filter(pk__in=solved_ids).order_by("track", "order", "slug").only("slug", "title", "track")
+    solved = in_learning_order(
+        Problem.objects.filter(pk__in=solved_ids).only("slug", "title", "track", "difficulty", "order")
     )
+    # Solved against available, track by track along the learning path.
+    totals = {t: 0 for t in TRACKS}
+    for track in Problem.objects.public().values_list("track", flat=True):
+        totals[track] = totals.get(track, 0) + 1
+    done = {t: 0 for t in TRACKS}
+    for p in solved:
+        done[p.track] = done.get(p.track, 0) + 1
+    per_track = [
+        {"title": TRACK_TITLES.get(t, t), "solved": done.get(t, 0), "total": n} for t, n in totals.items() if n
+    ]
     context = {
+        "per_track": per_track,
         "profile_user": user,
         "is_self": is_self,
         "best": best,

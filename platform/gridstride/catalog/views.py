@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import re
+import uuid
 from itertools import groupby
 from typing import Any
 
@@ -45,6 +46,36 @@ def best_sol_by_problem() -> dict[int, float]:
     return {r["problem_id"]: r["best"] for r in rows}
 
 
+STATUS_FILTERS = {"solved": "solved", "unsolved": "not solved yet"}
+
+
+def list_filters(request: HttpRequest, problems: list[Problem]) -> dict[str, str]:
+    """The list's filters from the query string, each kept only when it names something real."""
+    tags = {t for p in problems for t in p.tags}
+    wanted = {
+        "q": request.GET.get("q", "").strip()[:80],
+        "track": request.GET.get("track", ""),
+        "difficulty": request.GET.get("difficulty", ""),
+        "tag": request.GET.get("tag", ""),
+        "status": request.GET.get("status", "") if request.user.is_authenticated else "",
+    }
+    valid = {"track": set(TRACKS), "difficulty": set(DIFFICULTIES), "tag": tags, "status": set(STATUS_FILTERS)}
+    return {k: v for k, v in wanted.items() if v and (k == "q" or v in valid[k])}
+
+
+def matches(p: Problem, f: dict[str, str]) -> bool:
+    if "q" in f:
+        text = " ".join([p.title, p.slug, *p.tags]).lower()
+        if not all(word in text for word in f["q"].lower().split()):
+            return False
+    if f.get("track", p.track) != p.track or f.get("difficulty", p.difficulty) != p.difficulty:
+        return False
+    if "tag" in f and f["tag"] not in p.tags:
+        return False
+    solved = getattr(p, "mark", "") == "solved"
+    return not ((f.get("status") == "solved" and not solved) or (f.get("status") == "unsolved" and solved))
+
+
 def problem_list(request: HttpRequest) -> HttpResponse:
     problems = list(
         Problem.objects.public()
@@ -53,26 +84,44 @@ def problem_list(request: HttpRequest) -> HttpResponse:
     )
     best = best_sol_by_problem()
     stats = problem_stats(request.user) if request.user.is_authenticated else {}
+    filters = list_filters(request, problems)
     by_track: dict[str, list[Problem]] = {track: [] for track in TRACKS}
     for p in problems:
         p.best_sol = best.get(p.pk)  # type: ignore[attr-defined]
         s = stats.get(p.pk)
         p.mark = "solved" if s and s["solved"] else "attempted" if s else ""  # type: ignore[attr-defined]
-        by_track.setdefault(p.track, []).append(p)
+        if matches(p, filters):
+            by_track.setdefault(p.track, []).append(p)
     tracks = []
     for track in TRACKS:
+        if "track" in filters and track != filters["track"]:
+            continue
         ordered = sorted(by_track[track], key=lambda p: (DIFFICULTIES.index(p.difficulty), p.order, p.slug))
         groups = [(d, list(ps)) for d, ps in groupby(ordered, key=lambda p: p.difficulty)]
         tracks.append(
             {
                 "slug": track,
                 "title": TRACK_TITLES[track],
+                "number": TRACKS.index(track) + 1,
                 "groups": groups,
                 "count": len(ordered),
                 "solved": sum(1 for p in ordered if getattr(p, "mark", "") == "solved"),
             }
         )
-    return render(request, "catalog/problem_list.html", {"tracks": tracks, "problem_count": len(problems)})
+    shown = sum(len(by_track[t]) for t in TRACKS if "track" not in filters or t == filters["track"])
+    context = {
+        "tracks": tracks,
+        "problem_count": len(problems),
+        "shown_count": shown,
+        "filters": filters,
+        "filter_choices": {
+            "track": [(t, TRACK_TITLES[t]) for t in TRACKS],
+            "difficulty": list(DIFFICULTIES),
+            "tag": sorted({t for p in problems for t in p.tags}),
+            "status": list(STATUS_FILTERS.items()),
+        },
+    }
+    return render(request, "catalog/problem_list.html", context)
 
 
 def _benchmark_rows(spec: dict[str, Any]) -> list[dict[str, Any]]:
@@ -141,6 +190,25 @@ def statement_html(version: ProblemVersion) -> dict[str, str]:
     return html
 
 
+def _opened_submission(request: HttpRequest, problem: Problem, languages: list[str]) -> dict[str, str] | None:
+    """?from=<id>: one of the viewer's own submissions to this problem, to load into the editor."""
+    wanted = request.GET.get("from", "")
+    if not wanted or not request.user.is_authenticated:
+        return None
+    try:
+        public_id = uuid.UUID(wanted)
+    except ValueError:
+        return None
+    found = (
+        Submission.objects.filter(public_id=public_id, owner=request.user, problem=problem)
+        .only("language", "source", "created_at")
+        .first()
+    )
+    if found is None or found.language not in languages:
+        return None
+    return {"language": found.language, "source": found.source, "label": found.created_at.strftime("%Y-%m-%d %H:%M")}
+
+
 def problem_detail(request: HttpRequest, slug: str) -> HttpResponse:
     problem = get_object_or_404(Problem.objects.public().select_related("current_version"), slug=slug)
     version = problem.current_version
@@ -165,6 +233,7 @@ def problem_detail(request: HttpRequest, slug: str) -> HttpResponse:
         "loginUrl": f"{reverse('accounts:login')}?next={request.path}",
         "authenticated": request.user.is_authenticated,
         "gpus": gpu_choices(),
+        "load": _opened_submission(request, problem, languages),
     }
     context = {
         "problem": problem,

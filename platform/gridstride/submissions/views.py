@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlencode
 from uuid import UUID
 
 from django.contrib import messages
@@ -21,7 +22,8 @@ from gridstride.leaderboards.scoring import TIE_MIN_SAMPLES
 from gridstride.lib.variation import participant_report
 from gridstride.pages import reports
 from gridstride.submissions import actions as pipeline
-from gridstride.submissions.models import Context, Mode, Status, Submission, Verdict
+from gridstride.submissions import comparison
+from gridstride.submissions.models import Context, Language, Mode, Status, Submission, Verdict
 
 # Columns the status poll needs: never the source or the report (they can be large).
 _STATUS_FIELDS = (
@@ -237,6 +239,7 @@ def visibility(request: HttpRequest, public_id: UUID) -> HttpResponse:
 @login_required
 @require_GET
 def mine(request: HttpRequest) -> HttpResponse:
+    """Your submissions, newest first, filterable by problem, language and verdict."""
     qs = (
         Submission.objects.filter(owner_id=request.user.pk)
         .select_related("problem")
@@ -257,5 +260,54 @@ def mine(request: HttpRequest) -> HttpResponse:
         )
         .order_by("-created_at")
     )
+    filters = {
+        "problem": request.GET.get("problem", ""),
+        "language": request.GET.get("language", ""),
+        "verdict": request.GET.get("verdict", ""),
+    }
+    if filters["problem"]:
+        qs = qs.filter(problem__slug=filters["problem"])
+    if filters["language"] in Language.values:
+        qs = qs.filter(language=filters["language"])
+    if filters["verdict"] == "pending":
+        qs = qs.exclude(status=Status.DONE)
+    elif filters["verdict"] in Verdict.values:
+        qs = qs.filter(verdict=filters["verdict"])
     page = Paginator(qs, 50).get_page(request.GET.get("page"))
-    return render(request, "submissions/mine.html", {"page": page})
+    tried = (
+        Problem.objects.filter(submissions__owner_id=request.user.pk).distinct().order_by("title").only("slug", "title")
+    )
+    query = urlencode({k: v for k, v in filters.items() if v})
+    context = {
+        "page": page,
+        "filters": filters,
+        "query": query,
+        "problems": tried,
+        "languages": Language.choices,
+        "verdicts": [*Verdict.choices, ("pending", "not judged yet")],
+    }
+    return render(request, "submissions/mine.html", context)
+
+
+@login_required
+@require_GET
+def compare(request: HttpRequest) -> HttpResponse:
+    """Two of your own submissions side by side: the code's diff and each shape's timing change."""
+    ids = [request.GET.get("a", ""), request.GET.get("b", "")]
+    found = {
+        str(s.public_id): s
+        for s in Submission.objects.filter(
+            owner_id=request.user.pk, public_id__in=[i for i in ids if _is_uuid(i)]
+        ).select_related("problem")
+    }
+    if len(found) != 2 or any(i not in found for i in ids):
+        raise Http404("Pick two of your own submissions to compare")
+    return render(request, "submissions/compare.html", comparison.build(found[ids[0]], found[ids[1]]))
+
+
+def _is_uuid(value: str) -> bool:
+    try:
+        UUID(value)
+    except ValueError:
+        return False
+    return True

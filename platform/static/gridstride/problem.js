@@ -34,6 +34,12 @@
   // --- editor and drafts ------------------------------------------------------------------------
   var languages = data.languages.map(function (l) { return l.id; });
   var lang = store.get(key("lang:" + data.slug));
+  // Opened from a submission (?from=<id>): its code becomes the draft of its language.
+  if (data.load) {
+    lang = data.load.language;
+    store.set(draftKey(lang), data.load.source);
+    store.set(key("lang:" + data.slug), lang);
+  }
   if (languages.indexOf(lang) < 0) lang = languages[0];
   languageSelect.value = lang;
   var savedGpu = store.get(key("gpu"));
@@ -86,6 +92,7 @@
     textarea.addEventListener("input", function () { saveDraft(textarea.value); });
     vimBox.disabled = true;
   }
+  if (data.load) saveState.textContent = "loaded from your submission of " + data.load.label;
   var getText = function () { return editor ? editor.getValue() : textarea.value; };
   var setText = function (text) {
     replacing = true;
