@@ -181,6 +181,8 @@ def test_a_team_runs_a_timed_assessment_and_reads_the_report(stack: Stack, brows
     assert "similar to the project's problems/vector_add/solutions/triton_ok.py" in signals
     slider = team.query_selector(".playback-slider")
     assert slider is not None
+    # playback.js is deferred: it shows the latest snapshot once it has run.
+    team.wait_for_function("document.querySelector('.playback-at').textContent.length > 0")
     frames = int(slider.get_attribute("max") or 0) + 1
     assert frames >= 3, "snapshots: typed and at every run"
     seen = []
