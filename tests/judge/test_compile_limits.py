@@ -108,6 +108,29 @@ def test_a_finished_compile_stops_counting_against_compile_seconds(compile_secon
     assert report.verdict == "accepted", report.message
 
 
+def test_a_compile_that_raised_stops_counting_once_the_child_moves_on(compile_seconds: Any) -> None:
+    # A compile whose post-compile hook never runs (it raised; the autotuner went on without it):
+    # the next frame from the child ends its compile clock.
+    compile_seconds(2)
+    source = """
+        import time
+        import torch
+        from triton import knobs
+
+        class Info:
+            name = "too_big_config"
+
+        def solve(a, b, c, n):
+            if n == 1:
+                knobs.runtime.jit_cache_hook(key=None, fn=Info(), compile={})  # then "fails"
+            if n == 3:
+                time.sleep(3)  # longer than compile_seconds, cases later
+            torch.add(a, b, out=c)
+    """
+    report = judge(source, language="pytorch")
+    assert report.verdict == "accepted", report.message
+
+
 def test_an_nvcc_compile_past_compile_seconds_is_a_time_limit_naming_the_file(compile_seconds: Any) -> None:
     compile_seconds(2)
     began = time.monotonic()

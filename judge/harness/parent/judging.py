@@ -708,6 +708,11 @@ class Judging:
             except EOFError:
                 return  # the exit status explains
             kind = header.get("kind")
+            if kind not in ("compiling", "compiled"):
+                # Any other frame means the child's thread moved on: a compile it started is over,
+                # finished or failed (Triton's autotuner drops a config whose compile raised, and no
+                # post-compile hook then runs), so it no longer counts against compile_seconds.
+                self.compiling = None
             if kind == "warm":
                 if self.ready or "child_warmed_up" in self.report.system:
                     raise framing.ForgedFrame("a warm frame after the start")
