@@ -1,5 +1,5 @@
-// Wrong: indices[t] * dim is computed in 32-bit int. Past 2^31 elements (a 270000 x 8192 table)
-// the offset wraps and the kernel copies a row from the wrong place (or faults).
+// Runtime error: indices[t] * dim is computed in 32-bit int. Past 2^31 elements (a 270000 x 8192 table)
+// the offset wraps negative and the kernel reads far before the table: an illegal address.
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
