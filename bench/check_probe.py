@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from pipe_probe import transfer_seconds
 
 from judge import spec as specmod
-from judge.harness.parent.judging import reference_module
+from judge.harness.parent.references import reference_module
 from sandbox.pool import RESULTS_PIPE_BYTES
 
 

@@ -38,8 +38,8 @@ def time_steps(slug: str, repeats: int, device: str) -> list[list[str]]:
 
     from judge import spec as specmod
     from judge.harness.common.tensors import DTYPES, compare_within, poison_
-    from judge.harness.parent.judging import reference_module
     from judge.harness.parent.memory import ParentMemory, TensorSpec
+    from judge.harness.parent.references import reference_module
 
     spec = specmod.load(slug)
     module = reference_module(spec)

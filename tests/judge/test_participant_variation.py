@@ -10,6 +10,7 @@ from judging_helpers import CPU_CONFIG, judge
 
 from judge import spec as specmod
 from judge.harness.parent.judging import Judging
+from judge.harness.parent.plan import make_plan
 from judge.protocol import JudgeJob
 
 # Prints the sum of each case's first input: the inputs a case got, seen from inside.
@@ -60,8 +61,7 @@ def test_the_child_job_carries_no_participant_seed() -> None:
         submission_id="s", attempt=1, problem="vector_add", language="pytorch", source=OK, mode="benchmark",
         seed=3, **participant(seed, [{"name": "hidden-1", "sizes": {"n": 4_099}}]),
     )  # fmt: skip
-    judging = Judging(job, CPU_CONFIG, None, 0.0)
-    judging.spec = specmod.load("vector_add")
-    payload = json.dumps(judging.child_job(None))
+    judging = Judging(job, CPU_CONFIG, None, 0.0)  # mixes the participant seed into the job's
+    payload = json.dumps(make_plan(specmod.load("vector_add"), judging.job, CPU_CONFIG).job)
     assert str(seed) not in payload and "participant" not in payload
     assert '"hidden-1"' in payload, "the hidden shape itself is run by the child"

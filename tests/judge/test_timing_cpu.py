@@ -117,7 +117,7 @@ def test_a_gpu_child_gets_one_hardware_queue_and_the_timing_switches_come_from_t
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     from judge.harness.parent.config import JudgeConfig
-    from judge.harness.parent.judging import child_env
+    from judge.harness.parent.plan import child_env
 
     # One hardware queue keeps side streams from starting before the start event.
     assert child_env(JudgeConfig(device="cuda"))["CUDA_DEVICE_MAX_CONNECTIONS"] == "1"

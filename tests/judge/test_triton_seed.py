@@ -12,7 +12,7 @@ import pytest
 
 from judge.harness.child.triton_cache import SEED_ENV, copy_seed
 from judge.harness.parent.config import JudgeConfig
-from judge.harness.parent.judging import child_env
+from judge.harness.parent.plan import child_env
 
 ROOT = Path(__file__).resolve().parents[2]
 

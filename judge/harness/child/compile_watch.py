@@ -3,7 +3,7 @@
 Triton compiles a kernel the first time solve() launches it with new constexpr values, inside the
 timed-out call. A kernel whose block is sized from the input (BLOCK = next_power_of_2(n)) can keep
 ptxas busy for minutes at a large size. The parent bounds each compile by the problem's
-compile_seconds from its own clock (judge/harness/parent/judging.py): these frames only say
+compile_seconds from its own clock (judge/harness/parent/conversation.py): these frames only say
 what is compiling, so a submission that forges or withholds them can only mislabel or lose its
 own compile limit (the mode's limit still applies).
 """

@@ -24,7 +24,7 @@ from judge.harness.child.shared_inputs import Refused
 from judge.harness.child.timing import L2Flusher, TimingPolicy, time_calls
 
 if TYPE_CHECKING:
-    from judge.harness.child.job import Runner
+    from judge.harness.child.runner import Runner
 
 CALIBRATION_CALLS = 24
 CALIBRATION_SPIN_US = 200.0

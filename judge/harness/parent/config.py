@@ -175,7 +175,7 @@ class JudgeConfig:
             return None
         with self._lock:
             if self.triton_seed is None:
-                from judge.harness.parent.judging import child_env
+                from judge.harness.parent.plan import child_env
                 from judge.harness.parent.triton_seed import ensure_seed
 
                 built = ensure_seed(var_dir() / "judge" / "triton-seed", self.gpu_index or 0, child_env(self))
@@ -213,7 +213,7 @@ class JudgeConfig:
     def prepare(self) -> None:
         """Do now what the first job would otherwise wait for: measure the machine ceilings and
         start the warm pool (a worker calls this once at start-up)."""
-        from judge.harness.parent.judging import child_argv, child_env
+        from judge.harness.parent.plan import child_argv, child_env
 
         try:
             self.get_ceilings()

@@ -36,7 +36,8 @@ from judge.harness.parent import clock
 from judge.harness.parent.memory import ParentMemory, TensorSpec
 
 if TYPE_CHECKING:
-    from judge.harness.parent.judging import Judging, ShapeState
+    from judge.harness.parent.judging import Judging
+    from judge.harness.parent.plan import ShapeState
 
 CALIBRATION_KEY = "calibration"
 MIN_CALIBRATION_CALLS = 10
@@ -136,7 +137,7 @@ class SharedCalls:
         )
 
     def reject(self, verdict: str, message: str) -> None:
-        from judge.harness.parent.judging import Finished
+        from judge.harness.parent.conversation import Finished
 
         self.judging.finish(verdict, message)
         raise Finished
@@ -188,7 +189,7 @@ class SharedCalls:
                 out = Outstanding("shape", index, set_index, phase, f"shape:{index}:{set_index}", seed, mark)
         go: dict[str, Any] = {"go": True, "region": out.key}
         if not staged:
-            from judge.harness.parent.judging import reference_module
+            from judge.harness.parent.references import reference_module
 
             module = reference_module(spec)
             values = module.generate_inputs(seed=out.seed, device=config.device, **sizes)

@@ -1,0 +1,90 @@
+"""Admission: what is checked about a job before anything of it runs (docs/judging.md section 6:
+the mode, the source's size, the language, the problem and its version, forbidden calls, the
+host's devices, a CUDA solve's parameters). Everything here is the trusted parent's own work on
+the submitted text."""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from judge import spec as specmod
+from judge.harness import source_checks
+from judge.harness.parent import rules
+from judge.protocol import MAX_SOURCE_BYTES, JudgeJob, source_text_fault
+
+if TYPE_CHECKING:
+    from judge.harness.parent.config import JudgeConfig
+
+log = logging.getLogger("judge.harness")
+
+
+@dataclass(frozen=True)
+class Refusal:
+    verdict: str
+    message: str
+    compile_log: str = ""
+    spec: specmod.ProblemSpec | None = None  # the problem, where it loaded (its version goes into the report)
+
+
+def admit(job: JudgeJob, config: JudgeConfig) -> specmod.ProblemSpec | Refusal:
+    """The problem's spec when the job may run, else why not."""
+    if job.mode not in ("test", "benchmark", "profile"):
+        return Refusal("rejected", f"unknown mode {job.mode!r}: one of test, benchmark, profile")
+    text_fault = source_text_fault(job.source)
+    if text_fault:  # a NUL or lone surrogate: the file could not even be written as the user sent it
+        return Refusal("rejected", text_fault)
+    if len(job.source.encode("utf-8", errors="replace")) > MAX_SOURCE_BYTES:
+        return Refusal(
+            "rejected",
+            f"the source is larger than {MAX_SOURCE_BYTES // 1024} KiB; submissions are limited to that size",
+        )
+    if job.language not in specmod.LANGUAGES:
+        return Refusal("rejected", f"unknown language {job.language!r}: one of {', '.join(specmod.LANGUAGES)}")
+    try:
+        spec = specmod.load(job.problem)
+    except specmod.ProblemError as exc:
+        if specmod.SLUG_RE.match(job.problem or "") and (specmod.PROBLEMS_DIR / job.problem).is_dir():
+            log.error("problem %s does not load on this worker: %s", job.problem, exc)
+            return Refusal("internal_error", f"the problem {job.problem!r} is broken on this judge host")
+        return Refusal("rejected", f"unknown problem {job.problem!r}")
+    refusal = _check_against(job, spec, config)
+    return dataclasses.replace(refusal, spec=spec) if refusal else spec
+
+
+def _check_against(job: JudgeJob, spec: specmod.ProblemSpec, config: JudgeConfig) -> Refusal | None:
+    if job.content_hash and job.content_hash != spec.content_hash:
+        return Refusal(
+            "internal_error",
+            f"problem version mismatch: the site expects {job.content_hash}, this judge has {spec.content_hash} "
+            "(the worker needs the same problem files as the site)",
+        )
+    if any(set(h["sizes"]) != set(spec.sizes) for h in job.hidden_benchmarks):
+        return Refusal("internal_error", f"a hidden shape of the job does not give the sizes {list(spec.sizes)}")
+    if job.language not in spec.languages:
+        return Refusal(
+            "rejected", f"{spec.title} does not accept {job.language}; use one of {', '.join(spec.languages)}"
+        )
+    forbidden = rules.forbidden(job.source, job.language, spec)
+    if forbidden:
+        return Refusal("rejected", forbidden)
+    if config.device == "cpu" and job.language == "cupy":
+        return Refusal("rejected", "CuPy needs a GPU host; this host has no GPU, so it was not run")
+    if job.language == "cuda":
+        params = source_checks.cuda_solve_parameters(job.source)
+        expected = spec.signature()
+        if params is None:
+            return Refusal(
+                "compile_error",
+                f'solution.cu must define extern "C" void solve({", ".join(expected)}) (device pointers, then ints)',
+                compile_log='no extern "C" void solve(...) found in solution.cu',
+            )
+        if len(params) != len(expected):
+            return Refusal(
+                "compile_error",
+                f"wrong signature: solve must take {len(expected)} parameters ({', '.join(expected)}): "
+                f"device pointers for the tensors, then int sizes; yours takes {len(params)}",
+            )
+    return None
