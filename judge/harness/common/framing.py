@@ -3,8 +3,9 @@
 A frame is a 4-byte big-endian length, then that many bytes of a UTF-8 JSON object (the
 header). A header carrying `"blob": N` is followed by exactly N raw bytes (an output tensor, a
 compiled library). The reader enforces limits on both parts: a child that forges a length, sends
-a header that is not a JSON object or promises a larger blob than the reader allows gets a
-FrameError, never an unbounded allocation.
+a header that is not a JSON object, nests it deeper than any frame of the judge or promises a
+larger blob than the reader allows gets a FrameError, never an unbounded allocation or a
+recursion the reader dies of.
 """
 
 from __future__ import annotations
@@ -18,6 +19,9 @@ import time
 from typing import Any, BinaryIO
 
 MAX_HEADER_BYTES = 1 << 20
+# No frame of the judge nests deeper than the child's job (five levels); json's decoder recurses
+# once per level and raises RecursionError near Python's recursion limit.
+MAX_DEPTH = 16
 _LENGTH = struct.Struct(">I")
 
 
@@ -69,10 +73,14 @@ def read_frame(
     raw = _read_exact(src, length, "a frame header")
     try:
         header = json.loads(raw.decode("utf-8"))
+    except RecursionError:
+        raise FrameError(f"frame header nests deeper than {MAX_DEPTH} levels") from None
     except (UnicodeDecodeError, ValueError) as exc:
         raise FrameError(f"frame header is not JSON: {exc}") from None
     if not isinstance(header, dict):
         raise FrameError("frame header must be a JSON object")
+    if _deeper_than(header, MAX_DEPTH):
+        raise FrameError(f"frame header nests deeper than {MAX_DEPTH} levels")
     if "blob" not in header:
         return header, None
     size = header["blob"]
@@ -81,6 +89,18 @@ def read_frame(
     if size > max_blob:
         raise FrameError(f"blob of {size} bytes exceeds the allowed {max_blob}")
     return header, _read_exact(src, size, "a blob")
+
+
+def _deeper_than(value: Any, limit: int) -> bool:
+    """Whether JSON containers nest more than `limit` levels (iteratively: no recursion)."""
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > limit:
+            return True
+        children = item.values() if isinstance(item, dict) else item
+        stack.extend((child, depth + 1) for child in children if isinstance(child, dict | list))
+    return False
 
 
 def open_reader(fd: int) -> BinaryIO:
@@ -103,7 +123,8 @@ def write_job_quietly(out: Any, job: dict[str, Any], blob: bytes | None) -> None
 
 def pump_frames(stream: Any, out: queue.Queue[tuple[float, dict[str, Any] | None, Any]], max_blob: int) -> None:
     """Read frames into `out` as (arrival time, header, blob) until the channel ends; the end
-    arrives as (time, None, the exception)."""
+    arrives as (time, None, the exception). Whatever reading raises ends the channel this way,
+    so the parent never waits out a limit behind a reader that died."""
     while True:
         try:
             header, blob = read_frame(stream, max_blob=max_blob)
@@ -111,6 +132,9 @@ def pump_frames(stream: Any, out: queue.Queue[tuple[float, dict[str, Any] | None
             if isinstance(exc, OSError | ValueError) and not isinstance(exc, FrameError):
                 exc = ChannelClosed(str(exc))
             out.put((time.monotonic(), None, exc))
+            return
+        except Exception as exc:  # e.g. MemoryError: still a frame the judge cannot take
+            out.put((time.monotonic(), None, FrameError(f"unreadable frame: {type(exc).__name__}")))
             return
         out.put((time.monotonic(), header, blob))
 
