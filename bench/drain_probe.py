@@ -3,7 +3,7 @@
 On the H200 (2026-12-01) some judgings of the expert kernels had one shape where 30-100% of
 the timed calls took 70-95 us to drain, which the hidden-work rule reads as work left on the
 device. This judges a problem's expert Triton kernel several times in one warm worker (as
-bench/precision.py --in-worker does) with GRIDSTRIDE_DRAIN_DETAIL=1, which makes the child
+bench/precision.py --in-worker does) with the drain_detail switch (MethodSwitches), which makes the child
 record, per timed call, the drain, a second synchronize right after it, the thread's context
 switches and CPU time during the drain. Beside it a thread samples every process's CPU time
 from /proc, so a slow shape can be matched with what else ran on the host.
@@ -24,7 +24,6 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-os.environ["GRIDSTRIDE_DRAIN_DETAIL"] = "1"
 
 SLOW_US = 50.0
 TICK_S = 1.0 / os.sysconf("SC_CLK_TCK")
@@ -98,10 +97,10 @@ def main() -> int:
     args = parser.parse_args()
 
     from judge.harness import judge_job
-    from judge.harness.parent.config import JudgeConfig
+    from judge.harness.parent.config import JudgeConfig, MethodSwitches
     from judge.protocol import JudgeJob
 
-    config = JudgeConfig()
+    config = JudgeConfig(switches=MethodSwitches(drain_detail=True))
     sampler = Sampler()
     sampler.start()
     rows = []

@@ -1,7 +1,7 @@
 """`python -m judge ...`: judge a file, validate problems, self-test the corpora, run a worker.
 
 run --problem SLUG [--language LANG] FILE [--mode test|benchmark|profile] [--json]
-    exit 0 only when the verdict is accepted
+    exit 0 only when the verdict is accepted; 3 when this host cannot sandbox submissions
 validate            every problem, without a GPU; file:line for each error; non-zero on errors
 selftest [SLUG..] [--cpu-only] [--mode M]
                     every solutions/ corpus entry through judge_job; non-zero on a surprise
@@ -32,6 +32,7 @@ from judge.protocol import JudgeJob, Report
 EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_USAGE = 2
+EXIT_NO_SANDBOX = 3  # this host cannot sandbox submissions (GRIDSTRIDE_JUDGE_SANDBOX=off: development only)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -194,7 +195,17 @@ def cli_config(cpu: bool = False, warm_pool: bool = True) -> Any:
     overrides: dict[str, Any] = {"ceilings_cache": var_dir() / "ceilings.json", "warm_pool": warm_pool}
     if cpu:
         overrides["device"] = "cpu"
-    return JudgeConfig(**overrides)
+    return JudgeConfig.from_env(**overrides)
+
+
+def sandbox_refusal(config: Any) -> str | None:
+    """Why this host judges nothing (a sandbox layer is missing), printed for the user, or None."""
+    from judge.harness.parent import launch
+
+    refused = launch.refusal(config.sandbox)
+    if refused:
+        print(refused, file=sys.stderr)
+    return refused
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -205,6 +216,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"cannot read {path}: {exc}", file=sys.stderr)
         return EXIT_USAGE
     language = args.language or guess_language(path, source)
+    # One job: a warm pool would only start a process nobody uses.
+    config = cli_config(args.cpu, warm_pool=False)
+    if sandbox_refusal(config):
+        return EXIT_NO_SANDBOX
     from judge.harness import judge_job
 
     job = JudgeJob(
@@ -227,8 +242,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                 flush=True,
             )
 
-    # One job: a warm pool would only start a process nobody uses.
-    report = judge_job(job, on_progress=progress, config=cli_config(args.cpu, warm_pool=False))
+    report = judge_job(job, on_progress=progress, config=config)
     if args.json:
         print(json.dumps(report.to_dict(), indent=2))
     else:
@@ -435,6 +449,8 @@ def cmd_selftest(args: argparse.Namespace) -> int:
     from judge.harness import judge_job
 
     config = cli_config(args.cpu_only)
+    if sandbox_refusal(config):
+        return EXIT_NO_SANDBOX
     if args.time_cap:
         config.limit_cap_seconds = args.time_cap
     if args.quick:

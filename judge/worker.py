@@ -546,6 +546,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--loglevel", default=os.environ.get("LOG_LEVEL", "INFO"))
     args = parser.parse_args(argv)
 
+    if not SETTINGS.harness:  # a stand-in harness (tests, benchmarks) runs no submission
+        # Fail closed, before taking any job: this host must sandbox submissions as required.
+        from judge.harness.parent import launch
+
+        refused = launch.refusal(launch.SandboxSetting.from_env())
+        if refused:
+            raise SystemExit(f"the judge worker does not start: {refused}")
     info = {"gpu_model": args.gpu_model, "gpu_name": "", "device": "", "capabilities": []}
     if not args.gpu_model:
         info = detect_host()

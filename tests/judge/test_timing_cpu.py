@@ -113,10 +113,10 @@ def test_cpu_timing_has_no_launch_cover() -> None:
     assert run.cover_us == 0.0 and run.enqueue_us == 0.0 and run.times_us
 
 
-def test_a_gpu_child_gets_one_hardware_queue_and_the_timing_switches_come_from_the_environment(
+def test_a_gpu_child_gets_one_hardware_queue_and_the_timing_switches_are_read_at_the_edge(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from judge.harness.parent.config import JudgeConfig
+    from judge.harness.parent.config import JudgeConfig, MethodSwitches
     from judge.harness.parent.plan import child_env
 
     # One hardware queue keeps side streams from starting before the start event.
@@ -127,17 +127,30 @@ def test_a_gpu_child_gets_one_hardware_queue_and_the_timing_switches_come_from_t
     assert default.cover_kind == "fill"  # the form that passes the side-stream test on the H200
     monkeypatch.setenv("GRIDSTRIDE_FLUSH", "write")
     monkeypatch.setenv("GRIDSTRIDE_LAUNCH_COVER", "0")
-    changed = JudgeConfig(device="cuda").timing_policy()
-    assert changed.flush == "write" and changed.cover_max_us == 0
+    monkeypatch.setenv("GRIDSTRIDE_DRAIN_DETAIL", "1")
+    # Inside the harness nothing reads the environment: a config built there has the method.
+    assert JudgeConfig(device="cuda").timing_policy() == default
+    changed = JudgeConfig.from_env(device="cuda").timing_policy()  # the worker's and the CLI's edge
+    assert changed.flush == "write" and changed.cover_max_us == 0 and changed.drain_detail
+    assert JudgeConfig(device="cuda", switches=MethodSwitches(launch_cover="0")).timing_policy().cover_max_us == 0
     monkeypatch.setenv("GRIDSTRIDE_LAUNCH_COVER", "sleep")
-    assert JudgeConfig(device="cuda").timing_policy().cover_kind == "sleep"
+    assert JudgeConfig.from_env(device="cuda").timing_policy().cover_kind == "sleep"
     monkeypatch.setenv("GRIDSTRIDE_LAUNCH_COVER", "sometimes")
     with pytest.raises(ValueError, match="GRIDSTRIDE_LAUNCH_COVER"):
-        JudgeConfig(device="cuda").timing_policy()
+        JudgeConfig.from_env(device="cuda")
     monkeypatch.setenv("GRIDSTRIDE_LAUNCH_COVER", "sleep")
     monkeypatch.setenv("GRIDSTRIDE_FLUSH", "sideways")
     with pytest.raises(ValueError, match="GRIDSTRIDE_FLUSH"):
-        JudgeConfig(device="cuda").timing_policy()
+        JudgeConfig.from_env(device="cuda")
+
+
+def test_a_configs_timing_policy_is_a_copy_a_jobs_plan_can_narrow() -> None:
+    from judge.harness.child.timing import TimingPolicy
+    from judge.harness.parent.config import JudgeConfig
+
+    config = JudgeConfig(device="cpu", policy=TimingPolicy(max_seconds=9.0))
+    config.timing_policy().max_seconds = 0.1
+    assert config.timing_policy().max_seconds == 9.0
 
 
 def test_the_judges_own_gpu_kernels_compile_for_hopper_without_a_gpu() -> None:

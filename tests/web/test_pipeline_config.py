@@ -175,6 +175,22 @@ def test_compose_judges_are_one_per_gpu_on_the_nvidia_runtime_and_never_privileg
     assert not any(s.get("privileged") for s in compose["services"].values())
 
 
+def test_compose_judges_require_every_sandbox_layer_by_default(compose: dict[str, Any]) -> None:
+    import re
+
+    from judge.harness.parent.launch import SandboxSetting
+
+    judges = {k: v for k, v in compose["services"].items() if k.startswith("judge-")}
+    for name, judge in judges.items():
+        env = judge["environment"]
+        assert "GRIDSTRIDE_JUDGE_SANDBOX" not in env, f"{name}: the development switch is never set in production"
+        # Unset in .env, the variable's default is what the worker reads.
+        default = re.fullmatch(r"\$\{GRIDSTRIDE_SANDBOX_REQUIRE:-([^}]*)\}", env["GRIDSTRIDE_SANDBOX_REQUIRE"])
+        assert default is not None and default.group(1) == "all", name
+        setting = SandboxSetting.from_env({"GRIDSTRIDE_SANDBOX_REQUIRE": default.group(1)})
+        assert setting.enabled and setting.required is None, "every layer"
+
+
 def test_compose_site_and_judges_agree_on_the_visibility_timeout_and_job_limit(compose: dict[str, Any]) -> None:
     web_env = compose["services"]["celery-web"]["environment"]
     judge_env = compose["services"]["judge-gpu0"]["environment"]

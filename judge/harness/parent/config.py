@@ -1,4 +1,6 @@
-"""JudgeConfig: what a judge process knows about itself (device, secret, caches, ceilings)."""
+"""JudgeConfig: what a judge process knows about itself (device, secret, caches, ceilings), and
+the policies it judges by (timing method switches, sandbox). The environment is read once, at the
+edge: JudgeConfig.from_env() (the worker, the CLI); code inside the harness is passed the config."""
 
 from __future__ import annotations
 
@@ -6,11 +8,13 @@ import logging
 import os
 import tempfile
 import threading
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from judge.harness.child.timing import TimingPolicy
+from judge.harness.parent.launch import SandboxSetting
 from judge.spec import REPO_ROOT
 
 log = logging.getLogger("judge.harness")
@@ -54,6 +58,43 @@ def physical_gpu_index() -> int:
     return int(visible) if visible.isdigit() else 0
 
 
+@dataclass(frozen=True)
+class MethodSwitches:
+    """Switches of the timing method for comparison runs (bench/repeat_probe.py, bench/drain_probe.py);
+    the defaults are the method itself."""
+
+    outputs_per_set: bool = True  # each input set its own outputs (False: one shared output buffer)
+    flush: str | None = None  # the L2 flush: "read" or "write"; None: the policy's own
+    drain_detail: bool = False  # per timed call, what the drain's synchronize cost the host thread
+    launch_cover: str | None = None  # "sleep", "fill", or "0" for none; None: the policy's own
+
+    def __post_init__(self) -> None:
+        if self.flush not in (None, "read", "write"):
+            raise ValueError(f"GRIDSTRIDE_FLUSH must be read or write, not {self.flush!r}")
+        if self.launch_cover not in (None, "sleep", "fill", "0"):
+            raise ValueError(f"GRIDSTRIDE_LAUNCH_COVER must be sleep, fill or 0, not {self.launch_cover!r}")
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> MethodSwitches:
+        env = os.environ if environ is None else environ
+        return cls(
+            outputs_per_set=env.get("GRIDSTRIDE_OUTPUTS_PER_SET", "1") != "0",
+            flush=env.get("GRIDSTRIDE_FLUSH"),
+            drain_detail=env.get("GRIDSTRIDE_DRAIN_DETAIL", "0") == "1",
+            launch_cover=env.get("GRIDSTRIDE_LAUNCH_COVER"),
+        )
+
+    def apply(self, policy: TimingPolicy) -> TimingPolicy:
+        policy.outputs_per_set = self.outputs_per_set
+        policy.flush = self.flush or policy.flush
+        policy.drain_detail = self.drain_detail
+        if self.launch_cover == "0":
+            policy.cover_max_us = 0.0
+        elif self.launch_cover is not None:
+            policy.cover_kind = self.launch_cover
+        return policy
+
+
 @dataclass
 class JudgeConfig:
     device: str = field(default_factory=detect_device)
@@ -73,7 +114,11 @@ class JudgeConfig:
     ceilings: dict[str, float] | None = None
     # Where the CLI keeps measured ceilings between invocations (None: measure per process).
     ceilings_cache: Path | None = None
+    # The timing policy; None: the device's own, with `switches` applied.
     policy: TimingPolicy | None = None
+    switches: MethodSwitches = field(default_factory=MethodSwitches)
+    # How submissions are isolated: every sandbox layer, unless the development switch says off.
+    sandbox: SandboxSetting = field(default_factory=SandboxSetting)
     # A median below floor_factor x the roofline floor is impossible-time. The floor uses the
     # measured ceilings, which honest kernels can beat: on the H200 a plain vector add ran at
     # 105.5% of the measured copy bandwidth (183.2 us against a 193.2 us floor, selftest of
@@ -133,23 +178,10 @@ class JudgeConfig:
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def timing_policy(self) -> TimingPolicy:
+        """A fresh copy each call (a job's plan narrows its limits)."""
         if self.policy is not None:
-            return self.policy
-        policy = TimingPolicy() if self.device == "cuda" else TimingPolicy.for_cpu()
-        # Switches for comparison runs of the timing method (bench/repeat_probe.py); defaults are the method.
-        policy.outputs_per_set = os.environ.get("GRIDSTRIDE_OUTPUTS_PER_SET", "1") != "0"
-        policy.flush = os.environ.get("GRIDSTRIDE_FLUSH", policy.flush)
-        if policy.flush not in ("read", "write"):
-            raise ValueError(f"GRIDSTRIDE_FLUSH must be read or write, not {policy.flush!r}")
-        policy.drain_detail = os.environ.get("GRIDSTRIDE_DRAIN_DETAIL", "0") == "1"
-        cover = os.environ.get("GRIDSTRIDE_LAUNCH_COVER", policy.cover_kind)
-        if cover == "0":
-            policy.cover_max_us = 0.0
-        elif cover in ("sleep", "fill"):
-            policy.cover_kind = cover
-        else:
-            raise ValueError(f"GRIDSTRIDE_LAUNCH_COVER must be sleep, fill or 0, not {cover!r}")
-        return policy
+            return TimingPolicy.from_dict(self.policy.as_dict())
+        return self.switches.apply(TimingPolicy() if self.device == "cuda" else TimingPolicy.for_cpu())
 
     def get_ceilings(self) -> dict[str, float]:
         """Measured once per process (or read from ceilings_cache when fresh). A CPU host measures
@@ -196,6 +228,7 @@ class JudgeConfig:
             if self.pool is None:
                 from judge.harness.parent import launch
 
+                launch.configure(self.sandbox)
                 # The pool's wall limit only bounds a lost process; each job's own deadline is
                 # enforced by the parent.
                 limits = launch.RunLimits(wall_seconds=3600, memory_bytes=self.child_memory_bytes)
@@ -225,7 +258,10 @@ class JudgeConfig:
 
     @classmethod
     def from_env(cls, **overrides: Any) -> JudgeConfig:
-        return cls(**overrides)
+        """The config of a worker or a CLI run: the timing switches and the sandbox setting read
+        from the environment now (overrides win)."""
+        settings: dict[str, Any] = {"switches": MethodSwitches.from_env(), "sandbox": SandboxSetting.from_env()}
+        return cls(**{**settings, **overrides})
 
 
 _default: JudgeConfig | None = None
@@ -238,7 +274,7 @@ def default_config() -> JudgeConfig:
     global _default
     with _default_lock:
         if _default is None:
-            _default = JudgeConfig()
+            _default = JudgeConfig.from_env()
             if os.environ.get("GRIDSTRIDE_JUDGE_PREPARE", "1") == "1":
                 threading.Thread(target=_default.prepare, name="judge-prepare", daemon=True).start()
         return _default

@@ -169,6 +169,10 @@ class Judging(Conversation):
 
     def run(self) -> Report:
         job, config, report = self.job, self.config, self.report
+        refused = launch.refusal(config.sandbox)
+        if refused:
+            log.error("not judging %s: %s", job.submission_id, refused)
+            return self.finish("internal_error", refused)
         if config.system is None:
             config.system = _static_system(config)
         report.system = dict(config.system)
@@ -335,5 +339,5 @@ def _static_system(config: JudgeConfig) -> dict[str, Any]:
     from judge.harness.parent.sysinfo import static_info
 
     info = static_info(config.device, config.gpu_index)
-    info["sandbox"] = launch.backend()
+    info["sandbox"] = config.sandbox.describe()
     return info

@@ -7,8 +7,11 @@ Two calls:
 - `run_files(argv, ...)`: a build or tool step (nvcc, ncu) with input files written into its
   private directory before it starts and named output files sent back afterwards.
 
-BACKEND picks sandbox/ (namespaces, uid drop, seccomp, cgroups: see sandbox/README.md) or a plain
-subprocess in its own session (hosts where the sandbox cannot run, and GRIDSTRIDE_JUDGE_SANDBOX=0).
+The backend is sandbox/ (namespaces, uid drop, seccomp, cgroups: see sandbox/README.md). It fails
+closed: where the sandbox cannot start, or a layer the SandboxSetting requires is missing, nothing
+is started and SandboxUnavailable names what is missing. Only the development switch
+(GRIDSTRIDE_JUDGE_SANDBOX=off, read once at the edge into JudgeConfig.sandbox) runs submissions as
+plain subprocesses in their own session, and every report then says so.
 Inside either, argv may use "{dir}" for the process's private directory (/tmp in the sandbox).
 """
 
@@ -25,6 +28,7 @@ import subprocess
 import tempfile
 import threading
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import IO, Any, BinaryIO
 
@@ -33,29 +37,100 @@ from sandbox.pool import results_pipe
 log = logging.getLogger("judge.harness")
 
 
-def _choose_backend() -> str:
-    if os.environ.get("GRIDSTRIDE_JUDGE_SANDBOX", "1") in ("0", "false", "no"):
-        return "subprocess"
+SWITCH = "GRIDSTRIDE_JUDGE_SANDBOX"
+UNSANDBOXED = "unsandboxed (development switch)"
+
+
+class SandboxUnavailable(RuntimeError):
+    """This host cannot sandbox submissions as required: the judge refuses to judge."""
+
+
+@dataclass(frozen=True)
+class SandboxSetting:
+    """How submissions are isolated. `enabled` is False only by the development switch;
+    `required` names the layers that must hold (sandbox.layers), every layer by default."""
+
+    enabled: bool = True
+    required: tuple[str, ...] | None = None  # None: every layer
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> SandboxSetting:
+        env = os.environ if environ is None else environ
+        switch = env.get(SWITCH, "on").strip().lower()
+        if switch not in ("on", "off", "1", "0", ""):
+            raise ValueError(f"{SWITCH} must be on or off (off: development only, no isolation), not {switch!r}")
+        names = env.get("GRIDSTRIDE_SANDBOX_REQUIRE", "all").strip()
+        required = None if names in ("all", "") else tuple(n.strip() for n in names.split(",") if n.strip())
+        return cls(enabled=switch not in ("off", "0"), required=required)
+
+    def describe(self) -> str:
+        """What a report's system info says about isolation."""
+        return "sandbox" if self.enabled else UNSANDBOXED
+
+
+def missing_layers(setting: SandboxSetting) -> str | None:
+    """Why this host cannot sandbox as `setting` requires (naming each missing layer), or None."""
     try:
         import sandbox
+        from sandbox.layers import ALL_LAYERS
 
-        sandbox.capabilities()
-    except Exception:
-        log.exception("the sandbox is not usable here; running submissions as plain subprocesses")
-        return "subprocess"
-    return "sandbox"
+        caps = sandbox.capabilities()
+    except Exception as exc:
+        return f"the sandbox does not start on this host ({exc})"
+    required = ALL_LAYERS if setting.required is None else setting.required
+    unknown = sorted(set(required) - set(ALL_LAYERS))
+    if unknown:
+        return f"GRIDSTRIDE_SANDBOX_REQUIRE names unknown layers: {', '.join(unknown)} (known: {', '.join(ALL_LAYERS)})"
+    missing = {name: why for name, why in caps.missing().items() if name in required}
+    if not missing:
+        return None
+    listed = "; ".join(f"{name} ({why})" for name, why in missing.items())
+    return f"the sandbox is missing required layers: {listed}"
 
 
+_setting: SandboxSetting | None = None
 _backend: str | None = None
+_refusal: str | None = None
 _backend_lock = threading.Lock()
 
 
-def backend() -> str:
-    """ "sandbox" or "subprocess", decided once per process."""
-    global _backend
+def refusal(setting: SandboxSetting) -> str | None:
+    """Why nothing can be judged here under `setting` (now the one in use), or None."""
+    configure(setting)
+    try:
+        backend()
+    except SandboxUnavailable as exc:
+        return str(exc)
+    return None
+
+
+def configure(setting: SandboxSetting) -> None:
+    """Use `setting` from now on (the judge's config carries it; decided again if it changed)."""
+    global _setting, _backend, _refusal
     with _backend_lock:
-        if _backend is None:
-            _backend = _choose_backend()
+        if setting != _setting:
+            _setting, _backend, _refusal = setting, None, None
+
+
+def backend() -> str:
+    """ "sandbox" or "subprocess" (the development switch), decided once per setting; raises
+    SandboxUnavailable where the sandbox is required and cannot run."""
+    global _backend, _refusal
+    with _backend_lock:
+        if _backend is None and _refusal is None:
+            setting = _setting or SandboxSetting.from_env()
+            if not setting.enabled:
+                log.warning("%s=off: submissions run as plain subprocesses, WITHOUT isolation", SWITCH)
+                _backend = "subprocess"
+            else:
+                _refusal = missing_layers(setting)
+                _backend = None if _refusal else "sandbox"
+        if _refusal is not None:
+            raise SandboxUnavailable(
+                f"this judge refuses to run submissions: {_refusal}. Fix the host (sandbox/README.md) or, "
+                f"for development only, set {SWITCH}=off"
+            )
+        assert _backend is not None
         return _backend
 
 
