@@ -132,9 +132,10 @@ def test_a_contest_from_creation_to_final_results(stack: Stack, pages: dict[str,
     olga.fill("#id_freeze_minutes", "30")
     olga.get_by_label("vector_add", exact=True).check()
     olga.get_by_label("CPU (unranked judge)").check()
-    # CPU timings of one kernel vary by multiples under load: the check that matters here is the
-    # hidden shape's correctness, so the timing tolerance is wide open.
-    olga.fill("#id_rerun_tolerance_pct", "100")
+    # CPU timings of one kernel vary by multiples under load (a 100% tolerance sent an honest
+    # result to review in a loaded run): the check that matters here is the hidden shape's
+    # correctness, so the timing tolerance is wide open.
+    olga.fill("#id_rerun_tolerance_pct", "1000")
     shot(olga, artifacts, "01-create")
     olga.click("button:has-text('Create contest')")
     olga.wait_for_selector("[data-testid=contest-phase]")

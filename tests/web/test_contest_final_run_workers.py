@@ -104,16 +104,16 @@ def test_the_final_rerun_survives_killed_judge_workers_and_decides_each_result_o
     Contest.objects.filter(pk=contest.pk).update(ends_at=timezone.now())
 
     # 1. The pool process judging a re-run is killed: Celery puts the message back.
-    key, pid = wait_for("a re-run to be judged", lambda: rerun_running(stack), 180)
+    key, pid = wait_for("a re-run to be judged", lambda: rerun_running(stack), 420)
     os.kill(pid, signal.SIGKILL)
     # 2. Later the whole judge worker dies in the middle of a re-run: the lease re-queues it.
-    wait_for("another re-run to start", lambda: (r := rerun_running(stack)) and r[0] != key and r, 180)
+    wait_for("another re-run to start", lambda: (r := rerun_running(stack)) and r[0] != key and r, 420)
     judge = stack.judges["0"]
     judge.kill(signal.SIGKILL)
     judge.stop()
     stack.start_judge()
 
-    wait_for("the final re-run to finish", lambda: Contest.objects.get(pk=contest.pk).final_state == "done", 240)
+    wait_for("the final re-run to finish", lambda: Contest.objects.get(pk=contest.pk).final_state == "done", 480)
     runs = list(FinalRun.objects.filter(contest=contest).select_related("rerun"))
     assert len(runs) == PARTICIPANTS
     assert sorted(r.live_id for r in runs) == sorted(ids)

@@ -113,8 +113,8 @@ def create_contest(
         raise ContestError(f"Unknown scoring format {scoring_format!r}.")
     if len(rules) > MAX_RULES:
         raise ContestError(f"The rules are limited to {MAX_RULES} characters.")
-    if not 0 <= rerun_tolerance_pct <= 100:
-        raise ContestError("The re-run tolerance is a percentage between 0 and 100.")
+    if not 0 <= rerun_tolerance_pct <= 1000:
+        raise ContestError("The re-run tolerance is a percentage between 0 and 1000.")
     with transaction.atomic():
         contest = Contest.objects.create(
             slug=slug,
