@@ -1,9 +1,9 @@
 """The judge's kombu transports: the filesystem broker's messages written atomically, and on both
 brokers a message that cannot be read set aside as a dead letter instead of stopping the worker.
 
-platform/gridstride/submissions/transports.py carries the same classes for the site (the judge
-may not import the site's code); tests/web/test_pipeline_config.py and test_dead_letters.py check
-both. The stock transports write a message file in place (a consumer polling at that moment reads
+The site uses these same classes (platform/gridstride/submissions/transports.py re-exports them:
+the site may import this module, which needs only kombu and judge.protocol);
+tests/web/test_pipeline_config.py and test_dead_letters.py check both sides. The stock transports write a message file in place (a consumer polling at that moment reads
 half of it) and raise out of the consumer loop on a message that is not JSON or not kombu's
 envelope: Celery then stops with "Unrecoverable error" (docs/pipeline.md, "Dead letters").
 """
