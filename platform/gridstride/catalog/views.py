@@ -16,6 +16,7 @@ from gridstride.catalog.models import Problem, ProblemVersion
 from gridstride.leaderboards.models import ALL_LANGUAGES, BestRun
 from gridstride.lib.markdown import render_markdown
 from gridstride.pages.hardware import REFERENCE_GPU
+from gridstride.submissions import drafts
 from gridstride.submissions.models import Language, Submission
 from judge.spec import DIFFICULTIES, TRACK_TITLES, TRACKS, evaluate
 
@@ -235,6 +236,9 @@ def problem_detail(request: HttpRequest, slug: str) -> HttpResponse:
         "gpus": gpu_choices(),
         "load": _opened_submission(request, problem, languages),
     }
+    if request.user.is_authenticated:
+        # Drafts saved on the site, so that they follow the user to another machine.
+        workspace["drafts"] = drafts.page_data(request.user, problem, languages)
     context = {
         "problem": problem,
         "version": version,

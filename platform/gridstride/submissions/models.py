@@ -152,3 +152,32 @@ class SubmissionEvent(models.Model):
 
     def __str__(self) -> str:
         return f"{self.submission_id} #{self.attempt} {self.kind}"
+
+
+class Draft(models.Model):
+    """The editor's text of one user, problem and language as last saved by the problem page
+    (debounced while typing: submissions/drafts.py), so it follows the user to another machine.
+    The browser's localStorage keeps its own copy for when the site cannot be reached."""
+
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="drafts")
+    problem = models.ForeignKey("catalog.Problem", on_delete=models.CASCADE, related_name="+")
+    language = models.CharField(max_length=16, choices=Language.choices)
+    source = models.TextField()
+    updated_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["owner", "problem", "language"], name="one_draft_per_language"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.owner_id} {self.problem_id} {self.language}"
+
+
+class DraftQuota(models.Model):
+    """Draft saves of one user in the current minute (submissions/drafts.py's rate limit): one row
+    per user, so the limit holds across the site's processes."""
+
+    owner = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    window_start = models.DateTimeField()
+    saves = models.PositiveIntegerField(default=0)

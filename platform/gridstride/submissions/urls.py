@@ -1,6 +1,6 @@
 from django.urls import path
 
-from gridstride.submissions import views
+from gridstride.submissions import drafts, views
 
 app_name = "submissions"
 urlpatterns = [
@@ -11,4 +11,5 @@ urlpatterns = [
     path("<uuid:public_id>/status/", views.status, name="status"),
     path("<uuid:public_id>/report/", views.report, name="report"),
     path("<uuid:public_id>/visibility/", views.visibility, name="visibility"),
+    path("drafts/<slug:slug>/<str:language>/", drafts.draft, name="draft"),
 ]

@@ -13,11 +13,9 @@
   var result = document.getElementById("result");
   var workspace = document.getElementById("workspace");
   var key = function (name) { return "gridstride:" + name; };
-  var draftKey = function (lang) { return key("draft:" + data.slug + ":" + lang); };
   var store = {
     get: function (k) { try { return window.localStorage.getItem(k); } catch (e) { return null; } },
     set: function (k, v) { try { window.localStorage.setItem(k, v); return true; } catch (e) { return false; } },
-    del: function (k) { try { window.localStorage.removeItem(k); } catch (e) { /* private mode */ } },
   };
 
   // --- math in the statement ------------------------------------------------------------------
@@ -34,10 +32,22 @@
   // --- editor and drafts ------------------------------------------------------------------------
   var languages = data.languages.map(function (l) { return l.id; });
   var lang = store.get(key("lang:" + data.slug));
+  var starter = function (language) { return data.starters[language] || ""; };
+  // Kept in this browser and, signed in on the practice page, on the site (drafts.js).
+  var drafts = window.GridstrideDrafts.create({
+    slug: data.slug,
+    store: store,
+    server: data.drafts || null,
+    csrf: (form.querySelector("input[name=csrfmiddlewaretoken]") || {}).value || "",
+    // Only about the language on screen: a late answer for another one would mislead.
+    say: function (language, text) { if (language === lang) saveState.textContent = text; },
+    beforeLeaving: function () { if (dirty) saveNow(); },
+  });
+  if (lang === null) lang = drafts.latestLanguage();
   // Opened from a submission (?from=<id>): its code becomes the draft of its language.
   if (data.load) {
     lang = data.load.language;
-    store.set(draftKey(lang), data.load.source);
+    drafts.keep(lang, data.load.source, false);
     store.set(key("lang:" + data.slug), lang);
   }
   if (languages.indexOf(lang) < 0) lang = languages[0];
@@ -47,21 +57,27 @@
   gpuSelect.addEventListener("change", function () { store.set(key("gpu"), gpuSelect.value); });
 
   function initialText(language) {
-    var draft = store.get(draftKey(language));
-    return draft !== null ? draft : data.starters[language] || "";
+    var draft = drafts.text(language);
+    return draft !== null ? draft : starter(language);
   }
 
   var saveTimer = null;
   // True while the page itself replaces the text (a language switch, Reset): that is no edit, so
   // it neither saves a draft nor says "draft saved".
   var replacing = false;
-  function saveDraft(text) {
+  // Edited since the last save: only an edit makes a draft (an untouched starter or draft is left).
+  var dirty = false;
+  function saveNow() {
+    clearTimeout(saveTimer);
+    dirty = false;
+    drafts.keep(lang, getText(), false);
+  }
+  function saveDraft() {
     if (replacing) return;
+    dirty = true;
     clearTimeout(saveTimer);
     saveState.textContent = "editing…";
-    saveTimer = setTimeout(function () {
-      saveState.textContent = store.set(draftKey(lang), text) ? "draft saved" : "drafts unavailable";
-    }, 300);
+    saveTimer = setTimeout(saveNow, 300);
   }
 
   var editor = null;
@@ -89,7 +105,7 @@
     });
   } else {
     textarea.value = initialText(lang);
-    textarea.addEventListener("input", function () { saveDraft(textarea.value); });
+    textarea.addEventListener("input", saveDraft);
     vimBox.disabled = true;
   }
   if (data.load) saveState.textContent = "loaded from your submission of " + data.load.label;
@@ -100,20 +116,22 @@
   };
 
   languageSelect.addEventListener("change", function () {
-    clearTimeout(saveTimer);
-    // Keep the text as a draft only if it was edited (not the untouched starter).
-    if (getText() !== (data.starters[lang] || "")) store.set(draftKey(lang), getText());
+    if (dirty) saveNow();
     lang = languageSelect.value;
     store.set(key("lang:" + data.slug), lang);
-    setText(initialText(lang));
+    var draft = drafts.text(lang);
+    setText(draft !== null ? draft : starter(lang));
     if (editor) editor.setLanguage(lang);
-    saveState.textContent = store.get(draftKey(lang)) !== null ? "draft restored" : "starter loaded";
+    saveState.textContent = draft !== null && draft !== starter(lang) ? "draft restored" : "starter loaded";
   });
 
   document.getElementById("reset").addEventListener("click", function () {
     if (!window.confirm("Replace your code with the " + lang + " starter? Your draft will be lost.")) return;
-    store.del(draftKey(lang));
-    setText(data.starters[lang] || "");
+    clearTimeout(saveTimer);
+    dirty = false;
+    setText(starter(lang));
+    // The starter becomes the draft, here and on the site, so an older draft elsewhere does not return.
+    drafts.keep(lang, starter(lang), true);
     saveState.textContent = "starter loaded";
   });
 
@@ -154,7 +172,7 @@
     body.set("mode", mode);
     body.set("source", getText());
     body.set("language", lang);
-    store.set(draftKey(lang), getText());
+    if (dirty) saveNow();
     result.textContent = "";
     if (narrow.matches) showTab("result", false);
     var head = live.el("div", { class: "small muted" }, (mode === "run" ? "Run" : "Submit") + " · sending…");
