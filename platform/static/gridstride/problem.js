@@ -147,6 +147,9 @@
     if (focus && name === "code") { if (editor) editor.focus(); else textarea.focus(); }
     if (editor && name === "code" && editor.view) editor.view.requestMeasure();
   }
+  // "Skip to the editor" on a narrow screen: the Code tab first, so that the link has a pane to land in.
+  var skip = document.querySelector(".skip-link[href='#code']");
+  if (skip) skip.addEventListener("click", function () { if (narrow.matches) showTab("code", false); });
   workspace.classList.add("tabbed");
   tabs.forEach(function (t) {
     t.addEventListener("click", function (event) {
