@@ -59,7 +59,20 @@ def _attend_group(
     tl.store(out_ptr + q_offsets, out.to(tl.bfloat16), mask=q_mask)
 
 
-def solve(q, k_cache, v_cache, block_table, seq_lens, out, num_seqs, num_heads, num_kv_heads, head_dim, block_size, max_blocks_per_seq):  # fmt: skip
+def solve(
+    q: torch.Tensor,
+    k_cache: torch.Tensor,
+    v_cache: torch.Tensor,
+    block_table: torch.Tensor,
+    seq_lens: torch.Tensor,
+    out: torch.Tensor,
+    num_seqs: int,
+    num_heads: int,
+    num_kv_heads: int,
+    head_dim: int,
+    block_size: int,
+    max_blocks_per_seq: int,
+) -> None:
     group = num_heads // num_kv_heads
     _attend_group[(num_seqs, num_kv_heads)](
         q, k_cache, v_cache, block_table, seq_lens, out,
