@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from django.conf import settings
 from django.db import transaction
 
-from gridstride.catalog.models import Problem, ProblemVersion
+from gridstride.catalog import ladders
+from gridstride.catalog.models import Ladder, LadderGiveUp, LadderRung, Problem, ProblemVersion
 from judge import spec as judge_spec
 
 
@@ -19,6 +21,9 @@ class SyncReport:
     unchanged: list[str] = field(default_factory=list)
     deactivated: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    # Problems whose ladder was stored anew (created or changed) or removed.
+    ladders: list[str] = field(default_factory=list)
+    ladders_removed: list[str] = field(default_factory=list)
 
 
 def _json_safe(problem: judge_spec.ProblemSpec) -> dict:
@@ -32,7 +37,8 @@ def _json_safe(problem: judge_spec.ProblemSpec) -> dict:
 def sync_problems(root: Path | None = None) -> SyncReport:
     """Mirror problems/ into Problem/ProblemVersion rows. Idempotent; broken problems are reported."""
     report = SyncReport()
-    specs, errors = judge_spec.load_all(root or settings.PROBLEMS_DIR)
+    root = Path(root or settings.PROBLEMS_DIR)
+    specs, errors = judge_spec.load_all(root)
     report.errors = [str(e) for e in errors]
     broken = {e.path.parent.name for e in errors}
     seen = set()
@@ -74,9 +80,54 @@ def sync_problems(root: Path | None = None) -> SyncReport:
             report.updated.append(s.slug)
         else:
             report.unchanged.append(s.slug)
+        _sync_ladder(problem, root, report)
     # A problem whose directory is gone is hidden; one that is merely broken keeps its last version.
     for problem in Problem.objects.filter(is_active=True).exclude(slug__in=seen | broken):
         problem.is_active = False
         problem.save(update_fields=["is_active", "updated_at"])
         report.deactivated.append(problem.slug)
     return report
+
+
+def _sync_ladder(problem: Problem, root: Path, report: SyncReport) -> None:
+    """Mirror the problem's ladder: rungs with their sources, editorial sections and figures.
+    A broken ladder is reported and keeps what was stored; a removed one is deleted."""
+    try:
+        # Rung paths are relative to the repository that holds the problems folder.
+        data = ladders.read_ladder(root / problem.slug, root.parent)
+    except (ladders.LadderError, OSError, UnicodeDecodeError) as exc:
+        report.errors.append(str(exc))
+        return
+    stored = Ladder.objects.filter(problem=problem).first()
+    if data is None:
+        if stored is not None:
+            stored.delete()
+            report.ladders_removed.append(problem.slug)
+        return
+    if stored is not None and stored.content_hash == data.content_hash:
+        return
+    ladder, _ = Ladder.objects.update_or_create(
+        problem=problem, defaults={"intro": data.intro, "run": data.run, "content_hash": data.content_hash}
+    )
+    ladder.rungs.all().delete()
+    LadderRung.objects.bulk_create(
+        LadderRung(
+            ladder=ladder,
+            position=r.position,
+            title=r.title,
+            path=r.path,
+            language=r.language,
+            step=r.step,
+            source=r.source,
+            editorial=r.editorial,
+            figures=r.figures,
+        )
+        for r in data.rungs
+    )
+    report.ladders.append(problem.slug)
+
+
+def give_up_ladder(user: Any, problem: Problem) -> LadderGiveUp:
+    """Record that the user chose to see the problem's ladder before solving it (once per problem)."""
+    found, _ = LadderGiveUp.objects.get_or_create(user=user, problem=problem)
+    return found

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.db import models
 
 
@@ -55,3 +56,51 @@ class ProblemVersion(models.Model):
 
     def __str__(self) -> str:
         return f"{self.problem.slug}@{self.content_hash}"
+
+
+class Ladder(models.Model):
+    """A problem's optimization ladder (problems/<slug>/ladder/, docs/ladders.md), mirrored by
+    sync_problems. Shown to a user only once catalog/ladder_access.py says so."""
+
+    problem = models.OneToOneField(Problem, on_delete=models.CASCADE, related_name="ladder")
+    intro = models.TextField(blank=True, default="")  # editorial.md before its first section
+    # figures.json without its rungs (GPU system, measured ceilings, mode, date); null before a GPU run.
+    run = models.JSONField(null=True, blank=True)
+    content_hash = models.CharField(max_length=32)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"ladder of {self.problem.slug}"
+
+
+class LadderRung(models.Model):
+    ladder = models.ForeignKey(Ladder, on_delete=models.CASCADE, related_name="rungs")
+    position = models.PositiveSmallIntegerField()  # 1-based
+    title = models.CharField(max_length=200)
+    path = models.CharField(max_length=300)  # repository-relative
+    language = models.CharField(max_length=16)
+    step = models.TextField()  # the change this rung makes over the one before
+    source = models.TextField()
+    editorial = models.TextField(blank=True, default="")  # Markdown
+    figures = models.JSONField(null=True, blank=True)  # its entry of figures.json (bench/ladder.py)
+
+    class Meta:
+        ordering = ["ladder", "position"]
+        constraints = [models.UniqueConstraint(fields=["ladder", "position"], name="unique_ladder_position")]
+
+    def __str__(self) -> str:
+        return f"{self.ladder.problem.slug} rung {self.position}"
+
+
+class LadderGiveUp(models.Model):
+    """A user chose, explicitly and after confirming, to see a problem's ladder before solving it."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    problem = models.ForeignKey(Problem, on_delete=models.CASCADE, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["user", "problem"], name="unique_ladder_give_up")]
+
+    def __str__(self) -> str:
+        return f"{self.user_id} gave up on {self.problem_id}"

@@ -20,6 +20,8 @@ class Command(BaseCommand):
             ("updated", report.updated),
             ("unchanged", report.unchanged),
             ("deactivated", report.deactivated),
+            ("ladders stored", report.ladders),
+            ("ladders removed", report.ladders_removed),
         ):
             if slugs:
                 self.stdout.write(f"{label}: {', '.join(slugs)}")
