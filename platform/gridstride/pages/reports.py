@@ -408,6 +408,15 @@ def _points(series: str, benchmarks: list[dict[str, Any]], *, reference: bool = 
     return points
 
 
+def roofs(ceilings: dict[str, Any], system: dict[str, Any], gpu_model: str, compute_roof: str) -> roofline.Roofs:
+    """The roofline's roofs from a run's measured ceilings (a CPU host's labelled as such)."""
+    compute_label = "tensor core bf16" if compute_roof == "bf16_tensor" else "fp32"
+    host = "CPU" if gpu_model == "cpu" or system.get("device") == "cpu" else ""
+    if host:
+        compute_label = "CPU bf16" if compute_roof == "bf16_tensor" else "CPU fp32"
+    return roofline.Roofs(_bandwidth(ceilings), _peak(ceilings, compute_roof), compute_label, host)
+
+
 def build(
     report: dict[str, Any],
     *,
@@ -440,12 +449,7 @@ def build(
         points += _points("best", best_benchmarks)
     points += _points("submission", benchmarks)
     verdict = str(report.get("verdict", ""))
-    compute_label = "tensor core bf16" if compute_roof == "bf16_tensor" else "fp32"
-    host = "CPU" if gpu_model == "cpu" or system.get("device") == "cpu" else ""
-    if host:
-        compute_label = "CPU bf16" if compute_roof == "bf16_tensor" else "CPU fp32"
-    roofs = roofline.Roofs(bandwidth, peak, compute_label, host)
-    chart = roofline.render(points, roofs) if shapes else SafeString("")
+    chart = roofline.render(points, roofs(ceilings, system, gpu_model, compute_roof)) if shapes else SafeString("")
     speedups = [s.speedup for s in shapes]
     failures = telling_failures(cases)
     message = str(report.get("message") or "")

@@ -23,6 +23,9 @@ SERIES = {
     "submission": "this submission",
     "reference": "reference",
     "best": "best known",
+    # The optimization ladder's chart (pages/ladders.py): its rungs and the viewer's best run.
+    "rung": "ladder rungs",
+    "yours": "your best",
 }
 
 
@@ -33,10 +36,12 @@ class Point:
     intensity: float  # FLOP per byte
     flops_per_s: float
     time_us: float
+    name: str = ""  # the point's own name where its series' is not enough (a rung: "2. Shared tile")
+    tag: str = ""  # a short mark drawn beside the point (a rung's number)
 
     @property
     def label(self) -> str:
-        return SERIES.get(self.series, self.series)
+        return self.name or SERIES.get(self.series, self.series)
 
     @property
     def bytes_per_s(self) -> float:
@@ -208,13 +213,16 @@ def render(points: list[Point], roofs: Roofs) -> SafeString:
             )
         )
 
-    # Points: circles for this submission, squares for the reference, diamonds for the best.
+    # Points: circles for this submission (and the viewer's best), squares for the reference,
+    # diamonds for the best known, triangles for ladder rungs.
     for p in usable:
         x, y = sx(p.intensity), sy(p.flops_per_s)
         if p.series == "reference":
             shape = format_html('<rect x="{}" y="{}" width="9" height="9"/>', round(x - 4.5, 1), round(y - 4.5, 1))
         elif p.series == "best":
             shape = format_html('<path d="M{} {} l6 6 l-6 6 l-6 -6 z"/>', x, round(y - 6, 1))
+        elif p.series == "rung":
+            shape = format_html('<path d="M{} {} l6 10 l-12 0 z"/>', x, round(y - 6, 1))
         else:
             shape = format_html('<circle cx="{}" cy="{}" r="5"/>', x, y)
         parts.append(
@@ -222,15 +230,13 @@ def render(points: list[Point], roofs: Roofs) -> SafeString:
         )
 
     parts += _shape_labels([p for p in usable if p.series == "submission"], sx, sy)
+    parts += _tags([p for p in usable if p.tag], sx, sy)
 
+    shown = [(key, label) for key, label in SERIES.items() if any(p.series == key for p in usable)]
     legend = format_html_join(
         "",
         '<g class="rf-legend rf-{0}" transform="translate({1},{2})">{3}<text x="12" y="4">{4}</text></g>',
-        (
-            (key, LEFT + 10 + i * 130, TOP + 12, _legend_mark(key), label)
-            for i, (key, label) in enumerate(SERIES.items())
-            if any(p.series == key for p in usable)
-        ),
+        ((key, LEFT + 10 + i * 130, TOP + 12, _legend_mark(key), label) for i, (key, label) in enumerate(shown)),
     )
     title = "Roofline: throughput against arithmetic intensity"
     return format_html(
@@ -274,9 +280,25 @@ def _shape_labels(points: list[Point], sx: Any, sy: Any) -> list[SafeString]:
     return labels
 
 
+def _tags(points: list[Point], sx: Any, sy: Any) -> list[SafeString]:
+    """Each tagged point's tag (a rung's number) just above its right; a tag that would land on
+    one already drawn moves up a line, so points of one rung that nearly coincide stay legible."""
+    placed: list[tuple[float, float]] = []
+    tags = []
+    for p in points:
+        x, y = sx(p.intensity) + 7, sy(p.flops_per_s) - 5
+        while any(abs(px - x) < 10 and abs(py - y) < 11 for px, py in placed):
+            y -= 11
+        placed.append((x, y))
+        tags.append(format_html('<text class="rf-tag" x="{}" y="{}">{}</text>', round(x, 1), round(y, 1), p.tag))
+    return tags
+
+
 def _legend_mark(series: str) -> SafeString:
     if series == "reference":
         return mark_safe('<rect x="-4" y="-4" width="8" height="8"/>')
     if series == "best":
         return mark_safe('<path d="M0 -5 l5 5 l-5 5 l-5 -5 z"/>')
+    if series == "rung":
+        return mark_safe('<path d="M0 -5 l5 9 l-10 0 z"/>')
     return mark_safe('<circle r="4.5"/>')
