@@ -61,6 +61,8 @@ function create(parent, options = {}) {
         syntax.of(syntaxFor(options.language)),
         theme.of(themeFor()),
         EditorView.contentAttributes.of({ "aria-label": options.label || "Code editor" }),
+        // A code listing (the problem page's ladder): highlighted and selectable, never edited.
+        options.readOnly ? [EditorState.readOnly.of(true), EditorView.editable.of(false)] : [],
         EditorView.updateListener.of((update) => {
           if (update.docChanged && options.onChange) options.onChange(update.state.doc.toString());
         }),
