@@ -182,3 +182,67 @@ class BoardOut(Schema):
 class MeOut(Schema):
     username: str
     email: str
+
+
+class RungShapeOut(Schema):
+    name: str
+    median: str
+    sol: str
+    speedup: str
+    bandwidth: str
+    median_us: float | None
+
+
+class RungFiguresOut(Schema):
+    """One rung's figures from the GPU run of bench/ladder.py (raw values and the page's strings)."""
+
+    verdict: str
+    score_us: float | None
+    sol_pct: float | None
+    speedup: float | None
+    score: str
+    sol: str
+    speedup_text: str
+    shapes: list[RungShapeOut]
+    kernels: list[dict[str, Any]]  # the profiler's digest of the rung's top kernels
+
+
+class RungOut(Schema):
+    position: int
+    title: str
+    step: str
+    language: str
+    path: str
+    source: str
+    editorial: str  # Markdown
+    figures: RungFiguresOut | None
+
+
+class LadderRunOut(Schema):
+    gpu: str
+    date: str
+    note: str
+
+
+class LadderYoursOut(Schema):
+    submission: str
+    gpu_model: str
+    score_us: float
+    score: str
+    sol: str
+    comparable: bool  # judged on the GPU the rungs were timed on
+    standing: str
+
+
+class LadderOut(Schema):
+    problem: str
+    opened: Literal["accepted", "gave_up"]
+    opened_text: str
+    intro: str  # Markdown
+    run: LadderRunOut
+    rungs: list[RungOut]
+    yours: LadderYoursOut | None
+
+
+class GiveUpIn(Schema):
+    confirm: bool = False

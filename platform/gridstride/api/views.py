@@ -14,10 +14,13 @@ from ninja import NinjaAPI, Swagger
 
 from gridstride.api import schemas
 from gridstride.api.auth import TokenAuth, optional_user
-from gridstride.catalog.models import Problem
+from gridstride.catalog.actions import give_up_ladder
+from gridstride.catalog.ladder_access import ladder_of, opened_by
+from gridstride.catalog.models import Ladder, Problem
 from gridstride.catalog.ordering import in_learning_order
 from gridstride.leaderboards import queries as boards
 from gridstride.pages import figures, units
+from gridstride.pages import ladders as ladder_pages
 from gridstride.submissions import actions as pipeline
 from gridstride.submissions.models import Status, Submission
 from gridstride.submissions.views import report_context, shown_report, status_payload
@@ -98,6 +101,61 @@ def problem_detail(request: HttpRequest, slug: str) -> Any:
         "content_hash": version.content_hash,
         "ranking_hash": version.ranking_hash,
     }
+
+
+def _ladder_problem(slug: str) -> tuple[Problem, Ladder] | None:
+    """A public problem with a ladder (a hidden problem's ladder is never served)."""
+    problem = Problem.objects.public().select_related("current_version", "ladder").filter(slug=slug).first()
+    stored = ladder_of(problem) if problem else None
+    return (problem, stored) if problem and stored else None
+
+
+def _no_ladder(slug: str) -> tuple[int, dict[str, str]]:
+    return 404, {"detail": f"No problem {slug!r} with an optimization ladder (`gridstride problems` lists them)."}
+
+
+@api.get(
+    "/problems/{slug}/ladder",
+    auth=token_auth,
+    response={200: schemas.LadderOut, 403: schemas.Error, 404: schemas.Error},
+    tags=["problems"],
+    summary="A problem's optimization ladder, once you solved the problem or gave up",
+    description="403 until you have an accepted submission on the problem or confirmed giving up "
+    "(POST .../ladder/give-up); 404 for a problem without a ladder.",
+)
+def problem_ladder(request: HttpRequest, slug: str) -> Any:
+    found = _ladder_problem(slug)
+    if found is None:
+        return _no_ladder(slug)
+    problem, stored = found
+    user = request.auth  # type: ignore[attr-defined]
+    opened = opened_by(problem, user)
+    if not opened:
+        return 403, {
+            "detail": f"The ladder of {problem.slug} opens after an accepted submission on it, or after you give up: "
+            f'POST /api/problems/{problem.slug}/ladder/give-up with {{"confirm": true}}.'
+        }
+    return ladder_pages.as_api(ladder_pages.build(problem, stored, user, opened))
+
+
+@api.post(
+    "/problems/{slug}/ladder/give-up",
+    auth=token_auth,
+    response={200: schemas.LadderOut, 400: schemas.Error, 404: schemas.Error},
+    tags=["problems"],
+    summary="Open a problem's ladder before solving it (recorded; needs confirm: true)",
+)
+def give_up(request: HttpRequest, slug: str, payload: schemas.GiveUpIn) -> Any:
+    found = _ladder_problem(slug)
+    if found is None:
+        return _no_ladder(slug)
+    if not payload.confirm:
+        return 400, {"detail": 'Send {"confirm": true} to open the ladder before solving the problem (it is recorded).'}
+    problem, stored = found
+    user = request.auth  # type: ignore[attr-defined]
+    give_up_ladder(user, problem)
+    opened = opened_by(problem, user) or ""
+    return ladder_pages.as_api(ladder_pages.build(problem, stored, user, opened))
 
 
 @api.post(

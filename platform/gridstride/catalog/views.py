@@ -6,15 +6,21 @@ from itertools import groupby
 from typing import Any
 
 from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
 from django.db.models import F, Max
-from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, render
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.views.decorators.http import require_GET, require_POST
 
 from gridstride.accounts.queries import problem_stats
-from gridstride.catalog.models import Problem, ProblemVersion
+from gridstride.catalog.actions import give_up_ladder
+from gridstride.catalog.ladder_access import ladder_of, opened_by
+from gridstride.catalog.models import Ladder, Problem, ProblemVersion
 from gridstride.leaderboards.models import ALL_LANGUAGES, BestRun
 from gridstride.lib.markdown import render_markdown
+from gridstride.pages import ladders as ladder_pages
 from gridstride.pages.hardware import REFERENCE_GPU
 from gridstride.submissions import drafts
 from gridstride.submissions.models import Language, Submission
@@ -211,7 +217,7 @@ def _opened_submission(request: HttpRequest, problem: Problem, languages: list[s
 
 
 def problem_detail(request: HttpRequest, slug: str) -> HttpResponse:
-    problem = get_object_or_404(Problem.objects.public().select_related("current_version"), slug=slug)
+    problem = get_object_or_404(Problem.objects.public().select_related("current_version", "ladder"), slug=slug)
     version = problem.current_version
     spec = version.spec if version else {}
     starters = version.starters if version else {}
@@ -256,4 +262,51 @@ def problem_detail(request: HttpRequest, slug: str) -> HttpResponse:
         # New submissions go to the judge.cpu queue: say what practice there can and cannot tell.
         "cpu_host": settings.JUDGE_DEFAULT_GPU == "cpu",
     }
+    stored = ladder_of(problem)
+    if stored is not None:
+        # Nothing of the ladder is in the context until it is open to this viewer.
+        opened = opened_by(problem, request.user)
+        context["has_ladder"] = True
+        context["ladder"] = ladder_pages.build(problem, stored, request.user, opened) if opened else None
+        workspace["ladderUrl"] = reverse("catalog:ladder", args=[problem.slug])
     return render(request, "catalog/problem_detail.html", context)
+
+
+def _ladder_problem(slug: str) -> tuple[Problem, Ladder]:
+    """A public problem with a ladder, or 404 (a hidden problem's ladder is never served here)."""
+    problem = Problem.objects.public().select_related("current_version", "ladder").filter(slug=slug).first()
+    stored = ladder_of(problem) if problem else None
+    if problem is None or stored is None:
+        raise Http404("No such problem, or it has no optimization ladder")
+    return problem, stored
+
+
+@require_GET
+def ladder(request: HttpRequest, slug: str) -> HttpResponse:
+    """The opened ladder alone, for the problem page to show once a run is accepted; 403 before."""
+    problem, stored = _ladder_problem(slug)
+    opened = opened_by(problem, request.user)
+    if not opened:
+        return HttpResponse(
+            "The optimization ladder opens after an accepted submission on this problem, "
+            "or once you choose to see it on the problem page.",
+            status=403,
+            content_type="text/plain; charset=utf-8",
+        )
+    view = ladder_pages.build(problem, stored, request.user, opened)
+    response = render(request, "catalog/_ladder.html", {"ladder": view, "problem": problem})
+    response["Cache-Control"] = "private, no-store"
+    return response
+
+
+@login_required
+@require_POST
+def ladder_give_up(request: HttpRequest, slug: str) -> HttpResponse:
+    """Open the ladder before solving: only with the form's confirmation, recorded per user and problem."""
+    problem, _ = _ladder_problem(slug)
+    target = reverse("catalog:problem_detail", args=[problem.slug])
+    if request.POST.get("confirm") != "yes":
+        messages.error(request, "Tick the box to confirm that you want to see the ladder now.")
+        return redirect(target + "#ladder")
+    give_up_ladder(request.user, problem)
+    return redirect(target + "#ladder")

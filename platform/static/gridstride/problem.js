@@ -159,7 +159,8 @@
       window.scrollTo(0, 0);
     });
   });
-  showTab(workspace.dataset.tab || "statement", false);
+  // Back from "Show me the ladder" (#ladder): on a narrow screen the ladder is under Result.
+  showTab(window.location.hash === "#ladder" ? "result" : workspace.dataset.tab || "statement", false);
 
   // --- run and submit ---------------------------------------------------------------------------
   var following = null;
@@ -210,6 +211,10 @@
               workspace.classList.add("has-report");
               var chart = report.querySelector(".roofline-section");
               if (chart && !narrow.matches) chart.scrollIntoView({ block: "nearest" });
+              // An accepted run opens the problem's ladder (the server checks): shown below it.
+              if (s.verdict === "accepted" && data.ladderUrl && window.GridstrideLadder) {
+                window.GridstrideLadder.reveal(data.ladderUrl);
+              }
             });
           },
         });
