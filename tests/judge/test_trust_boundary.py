@@ -52,7 +52,6 @@ def test_the_childs_job_carries_no_seed_and_no_input_generator() -> None:
         ("vector_add", "triton_patches_channel_times.py", "triton", "benchmark", "rejected", "forged-timing"),
         ("vector_add", "triton_patches_json_dumps.py", "triton", "benchmark", "rejected", "forged-timing"),
         ("vector_add", "pytorch_forges_input_checksums.py", "pytorch", "test", "rejected", "inputs-modified"),
-        ("vector_add", "pytorch_finishes_after_return.py", "pytorch", "benchmark", "rejected", "hidden-work"),
     ],
 )
 def test_an_attack_of_the_corpus_is_rejected_by_the_parent(
@@ -69,8 +68,8 @@ def test_forged_timing_shows_the_claim_and_the_judges_own_figures() -> None:
     assert report.verdict == "rejected"
     assert "reported a median of" in report.message and "the judge's own clock saw a median of" in report.message
     clock = report.system["parent_clock"]
-    assert clock["calibration"]["n"] >= 10
-    shape = next(v for k, v in clock.items() if k != "calibration")
+    assert clock["calibration"] and all(c["n"] >= 2 for c in clock["calibration"].values())
+    shape = next(v for k, v in clock.items() if k != "calibration" and v["forged"])
     assert shape["broken"] and shape["span_us"] > 100 * shape["claimed_us"]
 
 
@@ -86,8 +85,70 @@ def test_an_honest_submission_passes_the_parents_clock_and_its_figures_are_in_th
     clock = report.system["parent_clock"]
     for timing in report.benchmarks:
         figures = clock[timing.name]
-        assert figures["broken"] == []
+        assert not figures["forged"]
         assert figures["span_us"] >= figures["claimed_us"]
+        assert len(figures["added_us"]) >= 2  # one figure per batch of timed calls
+        assert timing.judge_clock_added_us is not None and timing.judge_clock_added_us >= 0
+
+
+@pytest.mark.parametrize("file", ["pytorch_halves_its_times.py", "pytorch_divides_its_times.py"])
+def test_a_forger_is_rejected_or_scored_at_the_judges_clock(file: str) -> None:
+    """Claims the judge's clock contradicts are never the score: a forger is rejected, or scored
+    at the time the judge's clock saw, no faster than the honest file judged right before it."""
+    honest = judge(corpus_source("vector_add", "pytorch_ok.py"), mode="benchmark")
+    assert honest.verdict == "accepted", honest.message
+    forged = judge(corpus_source("vector_add", file), mode="benchmark")
+    if forged.verdict == "rejected":
+        assert "rule broken (forged-timing)" in forged.message
+        return
+    assert forged.verdict == "accepted", forged.message
+    assert forged.score_us is not None and honest.score_us is not None
+    assert forged.score_us >= 0.75 * honest.score_us, (forged.score_us, honest.score_us)
+    claims = forged.system["parent_clock"]
+    assert any(sum(claims[t.name]["added_us"]) > 0 for t in forged.benchmarks)
+
+
+FINISHES_LATER = """
+import threading
+import time
+
+import torch
+
+seen = set()
+
+
+def late_add(a, b, c):
+    time.sleep(0.05)
+    torch.add(a, b, out=c)
+
+
+def solve(a, b, c, n):
+    if n < 65536 or c.data_ptr() not in seen:  # the first call on each output, and small cases
+        seen.add(c.data_ptr())
+        torch.add(a, b, out=c)
+        return
+    threading.Thread(target=late_add, args=(a, b, c)).start()
+"""
+
+
+def test_outputs_not_written_when_a_call_is_reported_done_are_hidden_work() -> None:
+    report = judge(FINISHES_LATER, mode="benchmark")
+    assert report.verdict == "rejected", report.message
+    assert "rule broken (hidden-work)" in report.message and "not written yet" in report.message
+
+
+def test_work_handed_to_threads_is_inside_the_batch_the_judges_clock_sees() -> None:
+    """Each call hands its add to a thread and returns: the work overlaps the next calls of the
+    batch, but it all lies between the batch's go and done, where the judge's clock counts it;
+    rejected if an output is still unwritten at done, else scored no faster than the honest file."""
+    honest = judge(corpus_source("vector_add", "pytorch_ok.py"), mode="benchmark")
+    report = judge(corpus_source("vector_add", "pytorch_finishes_after_return.py"), mode="benchmark")
+    if report.verdict == "rejected":
+        assert "rule broken (hidden-work)" in report.message
+        return
+    assert report.verdict == "accepted" and honest.verdict == "accepted", (report.message, honest.message)
+    assert report.score_us is not None and honest.score_us is not None
+    assert report.score_us >= 0.75 * honest.score_us, (report.score_us, honest.score_us)
 
 
 REBINDS_OUTPUT = """

@@ -12,7 +12,6 @@ in the snapshot too).
 from __future__ import annotations
 
 import sys
-import time
 import types
 from collections.abc import Callable
 from typing import Any
@@ -38,37 +37,45 @@ def _flag_readers() -> dict[str, Callable[[], Any]]:
     }
 
 
-def _watched_objects() -> dict[str, Any]:
-    """Functions and classes the harness relies on, by a readable name."""
-    watched: dict[str, Any] = {
-        "time.perf_counter_ns": time.perf_counter_ns,
-        "time.perf_counter": time.perf_counter,
-        "time.monotonic": time.monotonic,
-        "torch.cuda.synchronize": torch.cuda.synchronize,
-        "torch.cuda.Event": torch.cuda.Event,
-        "torch.cuda.Event.record": torch.cuda.Event.record,
-        "torch.cuda.Event.elapsed_time": torch.cuda.Event.elapsed_time,
-        "torch.cuda.Event.synchronize": torch.cuda.Event.synchronize,
-        "torch.cuda._sleep": torch.cuda._sleep,
-        "torch.sum": torch.sum,
-        "torch.cuda.current_stream": torch.cuda.current_stream,
-        "torch.cuda.default_stream": torch.cuda.default_stream,
-        "torch.Tensor.fill_": torch.Tensor.fill_,
-        "torch.Tensor.zero_": torch.Tensor.zero_,
-        "torch.Tensor.data_ptr": torch.Tensor.data_ptr,
-        "torch.Tensor.stride": torch.Tensor.stride,
-        "torch.Tensor.is_contiguous": torch.Tensor.is_contiguous,
-        "torch.Tensor.storage_offset": torch.Tensor.storage_offset,
-        "torch.Tensor.untyped_storage": torch.Tensor.untyped_storage,
-        "torch.Tensor.to": torch.Tensor.to,
-        "torch.Tensor.view": torch.Tensor.view,
-        "torch.Tensor.contiguous": torch.Tensor.contiguous,
-        "torch.Tensor.sum": torch.Tensor.sum,
-        "torch.Tensor.numpy": torch.Tensor.numpy,
-        "torch.isnan": torch.isnan,
-        "torch.arange": torch.arange,
-        "torch.zeros": torch.zeros,
-    }
+def _watched_objects() -> dict[str, tuple[Any, str, Any]]:
+    """Functions and classes the harness relies on, by a readable name: (the namespace that
+    holds each, the attribute name there, the object)."""
+    watched: dict[str, tuple[Any, str, Any]] = {}
+    for dotted in (
+        "time.perf_counter_ns",
+        "time.perf_counter",
+        "time.monotonic",
+        "torch.cuda.synchronize",
+        "torch.cuda.Event",
+        "torch.cuda.Event.record",
+        "torch.cuda.Event.elapsed_time",
+        "torch.cuda.Event.synchronize",
+        "torch.cuda._sleep",
+        "torch.sum",
+        "torch.cuda.current_stream",
+        "torch.cuda.default_stream",
+        "torch.Tensor.fill_",
+        "torch.Tensor.zero_",
+        "torch.Tensor.data_ptr",
+        "torch.Tensor.stride",
+        "torch.Tensor.is_contiguous",
+        "torch.Tensor.storage_offset",
+        "torch.Tensor.untyped_storage",
+        "torch.Tensor.to",
+        "torch.Tensor.view",
+        "torch.Tensor.contiguous",
+        "torch.Tensor.sum",
+        "torch.Tensor.numpy",
+        "torch.isnan",
+        "torch.arange",
+        "torch.zeros",
+    ):
+        holder_path, attr = dotted.rsplit(".", 1)
+        holder: Any = sys.modules.get(holder_path)
+        if holder is None:  # a class: its module, then the class
+            module_path, class_name = holder_path.rsplit(".", 1)
+            holder = getattr(sys.modules[module_path], class_name)
+        watched[dotted] = (holder, attr, getattr(holder, attr))
     # Every function and class of the harness package loaded in this process, and their code.
     for name, module in sorted(sys.modules.items()):
         if not (name == "judge" or name.startswith(("judge.harness", "judge.spec", "judge.protocol"))):
@@ -77,11 +84,11 @@ def _watched_objects() -> dict[str, Any]:
             continue
         for attr, value in sorted(vars(module).items()):
             if isinstance(value, types.FunctionType | type) and getattr(value, "__module__", None) == name:
-                watched[f"{name}.{attr}"] = value
+                watched[f"{name}.{attr}"] = (module, attr, value)
                 if isinstance(value, type):
                     for meth_name, meth in sorted(vars(value).items()):
                         if isinstance(meth, types.FunctionType):
-                            watched[f"{name}.{attr}.{meth_name}"] = meth
+                            watched[f"{name}.{attr}.{meth_name}"] = (value, meth_name, meth)
     return watched
 
 
@@ -89,34 +96,20 @@ class Guard:
     def __init__(self) -> None:
         self._flag_readers = _flag_readers()
         self._flags = {name: read() for name, read in self._flag_readers.items()}
-        self._objects = _watched_objects()
-        self._codes = {name: obj.__code__ for name, obj in self._objects.items() if isinstance(obj, types.FunctionType)}
-        self._defaults = {
-            name: (obj.__defaults__, obj.__kwdefaults__)
-            for name, obj in self._objects.items()
-            if isinstance(obj, types.FunctionType)
-        }
-        # Where each watched object lives, to look it up again by the same path.
-        self._paths = dict(self._objects)
+        watched = _watched_objects()
+        # Each watched object is looked up again on the live module or class that holds it
+        # (resolved once here, so that a check costs one attribute lookup per object; on a class
+        # the lookup follows its bases, as the harness's own calls do).
+        self._entries: list[tuple[str, Any, str, Any, Any, Any]] = [
+            (name, holder, attr, obj, *self._code_of(obj)) for name, (holder, attr, obj) in watched.items()
+        ]
         self._getattr = getattr
-        self._modules = sys.modules
 
-    def _current(self, dotted: str) -> Any:
-        """Resolve a watched name again through the live module and class attributes."""
-        get = self._getattr
-        modules = self._modules
-        parts = dotted.split(".")
-        for split in range(len(parts) - 1, 0, -1):
-            module = modules.get(".".join(parts[:split]))
-            if module is not None:
-                obj: Any = module
-                for part in parts[split:]:
-                    if isinstance(obj, type):
-                        obj = vars(obj).get(part, None) if part in vars(obj) else get(obj, part, None)
-                    else:
-                        obj = get(obj, part, None)
-                return obj
-        return None
+    @staticmethod
+    def _code_of(obj: Any) -> tuple[Any, Any]:
+        if isinstance(obj, types.FunctionType):
+            return obj.__code__, (obj.__defaults__, obj.__kwdefaults__)
+        return None, None
 
     def changes(self) -> list[str]:
         """Human-readable descriptions of everything that differs from the snapshot."""
@@ -128,14 +121,14 @@ class Guard:
                 value = f"<error {exc!r}>"
             if value != self._flags[name]:
                 found.append(f"{name} changed from {self._flags[name]!r} to {value!r}")
-        for name, original in self._objects.items():
-            current = self._current(name)
+        get = self._getattr
+        for name, holder, attr, original, code, defaults in self._entries:
+            current: Any = get(holder, attr, None)
             if current is not original:
                 found.append(f"{name} was replaced")
-                continue
-            if name in self._codes:
-                if original.__code__ is not self._codes[name]:
+            elif code is not None:
+                if current.__code__ is not code:
                     found.append(f"{name}.__code__ was replaced")
-                elif (original.__defaults__, original.__kwdefaults__) != self._defaults[name]:
+                elif (current.__defaults__, current.__kwdefaults__) != defaults:
                     found.append(f"{name} defaults were changed")
         return found

@@ -117,7 +117,11 @@ class Runner:
         ]
 
     def check_after_call(
-        self, inputs: list[torch.Tensor], outputs: list[torch.Tensor], before: list[tuple[Any, ...]]
+        self,
+        inputs: list[torch.Tensor],
+        outputs: list[torch.Tensor],
+        before: list[tuple[Any, ...]],
+        guard: bool = True,
     ) -> None:
         names = [s["name"] for s in self.inputs_spec] + [s["name"] for s in self.outputs_spec]
         tensors = inputs + outputs
@@ -139,6 +143,10 @@ class Runner:
         for (_, end_a, name_a), (start_b, _, name_b) in itertools.pairwise(spans):
             if start_b < end_a:
                 raise Violation("aliasing", f"{name_a} and {name_b} share memory after solve()")
+        if guard:
+            self.check_guard()
+
+    def check_guard(self) -> None:
         if self.guard is not None:
             changes = self.guard.changes()
             if changes:

@@ -40,6 +40,20 @@ class SharedSets:
         answer = self.ask({"kind": "call", **request})
         if not answer.get("go"):
             raise Refused
+        return self.attach(answer)
+
+    def acquire_batch(self, request: dict[str, Any]) -> list[tuple[int, str, list[torch.Tensor], list[torch.Tensor]]]:
+        """Ask for a batch of timed calls' memory (the parent decides how many); per call, (input
+        set, region key, inputs, outputs) once the parent says go."""
+        answer = self.ask({"kind": "call", "batch": True, **request})
+        if not answer.get("go"):
+            raise Refused
+        calls = answer.get("calls")
+        if not isinstance(calls, list) or not calls:
+            raise RuntimeError("the parent's go named no calls")
+        return [(int(call["set"]), *self.attach(call)) for call in calls]
+
+    def attach(self, answer: dict[str, Any]) -> tuple[str, list[torch.Tensor], list[torch.Tensor]]:
         key = answer.get("region")
         if not isinstance(key, str):
             raise RuntimeError("the parent's go named no region")

@@ -6,6 +6,11 @@ wait for its "go" (the inputs are written and the outputs poisoned by then), cal
 own mapping and keeps its own clock around the call; the child sends no output bytes, no
 checksum and no seed (it has none).
 
+Between "go" and "called" of a warm-up or timed call the child does nothing but the call: its
+own checks (tensor identity, the guard) come after "called", and the guard only once per
+timing. Everything between the two frames is handshake to the parent's clock, and the less
+there is, the less noise the clock's bound has to allow (parent/clock.py).
+
 Before the submission is imported, `calibrate` runs the same loop around a judge-owned call of
 known length, so the parent learns what the handshake adds to its clock while the child's word
 is still the judge's own.
@@ -21,70 +26,152 @@ from typing import TYPE_CHECKING, Any
 import torch
 
 from judge.harness.child.shared_inputs import Refused
-from judge.harness.child.timing import L2Flusher, TimingPolicy, time_calls
+from judge.harness.child.timing import SetOrder, TimedRun, TimingPolicy, collector_paused
+from judge.harness.common.stats import ci_converged
 
 if TYPE_CHECKING:
     from judge.harness.child.runner import Runner
 
-CALIBRATION_CALLS = 24
+CALIBRATION_CALLS = 16
+CALIBRATION_BATCHES = 6
 CALIBRATION_SPIN_US = 200.0
+# A timing has at least this many batches before it stops on its count or its interval (two
+# before it stops on its seconds): the parent's clock checks each batch and takes a quantile
+# over them (parent/clock.py).
+MIN_BATCHES = 5
+
+# A call on one input set: (the call, its inputs, its outputs, their identity before any call).
+Bound = tuple[Callable[[], Any], list[torch.Tensor], list[torch.Tensor], list[Any]]
+
+
+def time_batches(
+    runner: Runner,
+    base: dict[str, Any],
+    bind: Callable[[int, str, list[torch.Tensor], list[torch.Tensor]], Bound],
+    k: int,
+    policy: TimingPolicy,
+    rng: random.Random,
+    started: Callable[[], None],
+    extra: Callable[[], dict[str, Any]] = dict,
+    min_batches: int = MIN_BATCHES,
+) -> TimedRun:
+    """The timed loop of CPU hosts. Warm-up calls one at a time over k input sets until two
+    agree (compilation done), as time_calls does; then timed calls in batches whose size the
+    parent decides: a batch's calls run back to back after one go, each timed by this process,
+    and the parent bounds the batch with its own clock (parent/clock.py). `base` says whose
+    calls these are in every request and report; extra() adds to each report."""
+    run = TimedRun()
+    perf = time.perf_counter_ns
+    order = SetOrder(k, rng)
+    channel, shared = runner.channel, runner.shared
+    assert shared is not None
+
+    def check(bound: Bound) -> None:  # the child's own identity checks; the guard once per timing
+        runner.check_after_call(bound[1], bound[2], bound[3], guard=False)
+
+    began, previous = time.monotonic(), None
+    while True:
+        index = order.next()
+        bound = bind(index, *shared.acquire({**base, "set": index, "phase": "warmup"}))
+        t0 = perf()
+        bound[0]()
+        elapsed = (perf() - t0) / 1000.0
+        channel.send({"kind": "called", **base, "set": index, "phase": "warmup", "us": elapsed, **extra()})
+        check(bound)
+        run.warmup_us.append(elapsed)
+        stable = previous is not None and abs(elapsed - previous) <= policy.warmup_stable_rel * max(previous, 1e-9)
+        previous = elapsed
+        count = len(run.warmup_us)
+        if count >= policy.warmup_max or time.monotonic() - began > policy.warmup_seconds:
+            break
+        if count >= policy.warmup_min and stable:
+            break
+    started()
+    with collector_paused():
+        began, batches = time.monotonic(), 0
+        while True:
+            planned = shared.acquire_batch({**base, "phase": "timed"})
+            sets = [index for index, *_ in planned]
+            calls = [bind(*call) for call in planned]
+            claims = []
+            for bound in calls:  # nothing of the harness's between the calls but the clock
+                t0 = perf()
+                bound[0]()
+                claims.append((perf() - t0) / 1000.0)
+            channel.send({"kind": "called", **base, "sets": sets, "phase": "timed", "us": claims, **extra()})
+            for bound in calls:
+                check(bound)
+            run.times_us.extend(claims)
+            run.sets.extend(sets)
+            run.drains_us.extend([0.0] * len(sets))
+            batches += 1
+            n = len(run.times_us)
+            if batches >= 2 and time.monotonic() - began > policy.max_seconds:
+                run.stop_reason = "seconds"
+                break
+            if batches < min_batches:
+                continue
+            if n >= policy.max_reps:
+                run.stop_reason = "count"
+                break
+            if n >= policy.min_reps and ci_converged(run.times_us, policy.ci_target_rel):
+                run.stop_reason = "ci"
+                break
+    return run
 
 
 def calibration_policy() -> TimingPolicy:
     return TimingPolicy(
-        warmup_min=3,
-        warmup_max=3,
+        warmup_min=2,
+        warmup_max=2,
         warmup_seconds=5.0,
         min_reps=CALIBRATION_CALLS,
         max_reps=CALIBRATION_CALLS,
         max_seconds=10.0,
-        check_every=CALIBRATION_CALLS + 1,  # never stops early on its interval
+        ci_target_rel=0.0,  # never stops early on its interval
     )
 
 
 def calibrate(runner: Runner) -> None:
-    """The judge's own call through the timed loop: a spin of CALIBRATION_SPIN_US on the CPU,
-    which also reports the CPU time it used (true here: nothing of the submission is loaded)."""
+    """Per benchmark shape, the judge's own call through the timed loop, in batches the parent
+    sizes as for the shape's timed calls, on memory it stages as for them: the call reads every
+    input, zeroes every output (so the shape's bytes pass through this core's caches as in an
+    honest call) and spins to CALIBRATION_SPIN_US; each report carries the CPU time the calls
+    used (true here: nothing of the submission is loaded yet)."""
     shared = runner.shared
     assert shared is not None
-    phase = "warmup"
-    held: dict[int, tuple[list[torch.Tensor], list[torch.Tensor], list[tuple[Any, ...]]]] = {}
-    spun_cpu_us = [0.0]
-
-    def prepare(index: int) -> None:
-        _key, inputs, outputs = shared.acquire({"calibration": True, "phase": phase})
-        held.setdefault(index, (inputs, outputs, runner.meta(inputs + outputs)))
-
-    def spin(_index: int) -> None:
-        cpu0 = time.thread_time_ns()
-        end = time.perf_counter_ns() + int(CALIBRATION_SPIN_US * 1000)
-        while time.perf_counter_ns() < end:
-            pass
-        spun_cpu_us[0] = (time.thread_time_ns() - cpu0) / 1000.0
-
-    def after(index: int, elapsed: float) -> None:
-        inputs, outputs, before = held[index]
-        runner.check_after_call(inputs, outputs, before)  # as after a timed call
-        runner.channel.send(
-            {"kind": "called", "calibration": True, "phase": phase, "us": elapsed, "cpu_us": spun_cpu_us[0]}
-        )
-
-    def started() -> None:
-        nonlocal phase
-        phase = "timed"
-
-    time_calls(
-        spin,
-        prepare,
-        sets=1,
-        policy=calibration_policy(),
-        device="cpu",
-        flusher=L2Flusher("cpu"),
-        rng=random.Random(0),
-        after=after,
-        on_timing_start=started,
-    )
+    for j in range(len(runner.job["benchmarks"])):
+        calibrate_shape(runner, j)
     shared.release_all()
+
+
+def calibrate_shape(runner: Runner, j: int) -> None:
+    held: dict[int, Bound] = {}
+    spun_cpu_us = [0.0]  # since the last report
+
+    def bind(index: int, key: str, inputs: list[torch.Tensor], outputs: list[torch.Tensor]) -> Bound:
+        if index not in held:
+
+            def touch_and_spin() -> None:
+                cpu0 = time.thread_time_ns()
+                end = time.perf_counter_ns() + int(CALIBRATION_SPIN_US * 1000)
+                for tensor in inputs:
+                    tensor.sum()
+                for tensor in outputs:
+                    tensor.zero_()
+                while time.perf_counter_ns() < end:
+                    pass
+                spun_cpu_us[0] += (time.thread_time_ns() - cpu0) / 1000.0
+
+            held[index] = (touch_and_spin, inputs, outputs, runner.meta(inputs + outputs))
+        return held[index]
+
+    def cpu() -> dict[str, Any]:
+        used, spun_cpu_us[0] = spun_cpu_us[0], 0.0
+        return {"cpu_us": used}
+
+    base = {"calibration": True, "shape": j}
+    time_batches(runner, base, bind, 1, calibration_policy(), random.Random(0), lambda: None, cpu, CALIBRATION_BATCHES)
 
 
 def correctness(runner: Runner) -> None:
@@ -123,7 +210,7 @@ class ShapeRun:
         self.total = len(runner.job["benchmarks"])
         self.sizes = [self.shape["sizes"][n] for n in runner.sizes_names]
         self.phase = "warmup"
-        self.calls: dict[int, tuple[Callable[[], Any], list[torch.Tensor], list[torch.Tensor], list[Any]]] = {}
+        self.calls: dict[int, Bound] = {}
         self.keys: set[str] = set()
 
     def stage(self, detail: str) -> None:
@@ -151,17 +238,7 @@ class ShapeRun:
         while True:  # once, or again when the parent asks
             self.phase = "warmup"
             try:
-                timed = time_calls(
-                    self.call,
-                    self.prepare,
-                    sets=k,
-                    policy=policy,
-                    device=runner.device,
-                    flusher=L2Flusher("cpu"),
-                    rng=order_rng,
-                    after=self.after,
-                    on_timing_start=self.started,
-                )
+                timed = time_batches(runner, {"shape": j}, self.bind, k, policy, order_rng, self.started)
             except Refused:
                 return False
             except BaseException as exc:
@@ -169,6 +246,7 @@ class ShapeRun:
                     raise
                 fail(exc, f"timing shape {name!r}")
                 raise
+            runner.check_guard()  # once per timing: outside the calls' handshakes
             runner.channel.send(
                 {
                     "kind": "times",
@@ -191,20 +269,13 @@ class ShapeRun:
             self.shared.release(used)
         return True
 
-    def prepare(self, index: int) -> None:
-        key, inputs, outputs = self.shared.acquire({"shape": self.j, "set": index, "phase": self.phase})
+    def bind(self, index: int, key: str, inputs: list[torch.Tensor], outputs: list[torch.Tensor]) -> Bound:
+        """The submission's call on input set `index` (its region stays the same from call to call)."""
         self.keys.add(key)
         if index not in self.calls:
             call = self.runner.submission.bind(inputs, outputs, self.sizes)
             self.calls[index] = (call, inputs, outputs, self.runner.meta(inputs + outputs))
-
-    def call(self, index: int) -> None:
-        self.calls[index][0]()
-
-    def after(self, index: int, elapsed: float) -> None:
-        _call, inputs, outputs, before = self.calls[index]
-        self.runner.check_after_call(inputs, outputs, before)
-        self.runner.channel.send({"kind": "called", "shape": self.j, "set": index, "phase": self.phase, "us": elapsed})
+        return self.calls[index]
 
     def started(self) -> None:
         self.phase = "timed"

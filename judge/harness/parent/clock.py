@@ -1,8 +1,10 @@
 """The parent's clock on the child's timed calls: the forged-timing rule (docs/judging.md section 6).
 
 The child times each call itself (perf_counter on CPU hosts), because only it can time the call
-alone; what it reports is a claim. Around every timed call the parent keeps two figures of its
-own, which the child cannot reach:
+alone; what it reports is a claim. Timed calls come in batches, one go for several calls back to
+back (parent/shared_calls.py, batch_size), so that the handshake is a small part of what the
+parent's clock sees. Around every batch the parent keeps two figures of its own, which the
+child cannot reach:
 
 - span: the parent's monotonic clock from writing the call's "go" to reading its "called";
 - cpu: the CPU time the child's main thread used between two of its call requests (one whole
@@ -10,24 +12,33 @@ own, which the child cannot reach:
   (/proc/PID/task/PID/schedstat) while the child is blocked waiting for its next "go".
 
 Neither is the call's time: both also hold the handshake (frames, wake-ups). How much is
-calibrated before the submission is imported, while the child is still only the judge's code:
-the same loop runs a judge-owned call (a spin of known length) whose own figures are true. Then
-per shape, with the calibration's medians subtracted:
+calibrated per shape before the submission is imported, while the child is still only the
+judge's code: the same loop runs a judge-owned call (it touches the shape's inputs and outputs,
+then spins to a known length) on memory the parent stages exactly as for the shape's timed
+calls, so the handshake runs in caches as cold as it will in the timing. Then per shape, with
+the calibration's medians subtracted:
 
-- wall excess: the lower quartile of span - claim over the timed calls, minus the calibrated
-  median; the kernel's run-queue waits of the child's main thread and of the parent's frame
-  reader are taken off each span first (a loaded host's scheduler, not the call). A forger that under-reports by a factor f adds (1 - 1/f) of its true time to every
-  call's gap; scheduling noise on a busy host adds to some calls only, so the lower quartile
+- wall excess: the lower quartile of span - claim over the timed batches, minus the calibrated
+  median. A forger that under-reports by a factor f adds (1 - 1/f) of its true time to every
+  batch's gap; scheduling noise on a busy host adds to some batches only, so the lower quartile
   sees the first and little of the second;
 - cpu excess: the median of cpu - claim minus the calibrated median of (iteration cpu - the
   call's own cpu). A call cannot use more of its thread's CPU than its wall time, so an honest
   claim never falls below its CPU time; this bound is tight but sees only work done on the
   main thread (work moved to another thread shows in the span instead).
 
-Either excess beyond its allowance (the largest of an absolute floor, a share of the claimed
-median, the calibration's p10-p90 spread and the calibrated handshake itself) is forged-timing:
-the claims are contradicted by the judge's own clock. So the most a forger can shave off a call
-unseen is about one handshake (its CPU time on CPU hosts).
+The judge's clock is the authority on the score; the claims only say how a batch's time splits
+among its calls:
+
+- every batch counts at least what the judge's clock saw: its span less the calibration's
+  lower decile (p10) of the handshake. Where that is more than the batch's claims, the
+  difference is added to its calls, each its share. An honest batch loses only when its
+  handshake ran slower than the calibration's fastest tenth (a few percent of a batch of
+  BATCH_TARGET_US); a forger gains nothing, whatever it claims;
+- an excess beyond GROSS times its allowance (the largest of an absolute floor, a share of the
+  claimed median and the calibration's p10-p90 spread) and beyond the claimed median itself
+  (the judge's clock saw more than twice what was claimed, far outside any noise) is
+  forged-timing: rejected, with both figures in the message.
 """
 
 from __future__ import annotations
@@ -41,20 +52,23 @@ from judge.harness.common.stats import quantile
 
 @dataclass(frozen=True)
 class CallClock:
-    """One call as the parent saw it (cpu_us None where the child's CPU time cannot be read)."""
+    """One go as the parent saw it: a call, or a batch of timed calls whose claims are summed
+    (cpu_us None where the child's CPU time cannot be read)."""
 
     claim_us: float
     span_us: float
     cpu_us: float | None = None
     call_cpu_us: float | None = None  # calibration only: the judge-owned call's own CPU time
     # Time the child's main thread and the parent's frame reader spent runnable but not running
-    # (the kernel's run-queue wait) during the call's iteration: a busy host's scheduler, not
-    # the call, and taken off the span.
+    # (the kernel's run-queue wait) during the go: reported, never taken off the span. The
+    # submission's own threads can make its main thread wait, and a claim measured inside the
+    # call holds the waits of the call already.
     wait_us: float = 0.0
+    calls: int = 1  # timed calls under this go
 
     @property
     def wall_gap_us(self) -> float:
-        return self.span_us - self.wait_us - self.claim_us
+        return self.span_us - self.claim_us
 
 
 @dataclass(frozen=True)
@@ -68,10 +82,6 @@ class Allowance:
     # rather than turning its scheduler's delays into a verdict (on the loaded 2-core dev host
     # an honest call's figures drifted by up to 0.6 of the spread between calibration and timing).
     spreads: float = 1.0
-    # ... or this many times the calibrated handshake itself: on a loaded host all CPU work,
-    # the handshake's too, costs more when its caches are shared with more processes (there an
-    # honest call's iteration cost up to 0.75 of a handshake more than in the calibration).
-    handshakes: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -119,6 +129,12 @@ class Calibration:
         }
 
 
+# How far beyond its allowance an excess must go (and beyond the claimed median) to be a
+# rejection rather than a correction of the claims: on the loaded 2-core CI host honest calls
+# went up to about 1.2 allowances beyond the calibration.
+GROSS = 3.0
+
+
 @dataclass
 class ClockCheck:
     """One shape's timed calls against the parent's clock."""
@@ -130,25 +146,29 @@ class ClockCheck:
     cpu_us: float | None = None  # the median CPU time per iteration
     cpu_excess_us: float | None = None
     cpu_allowed_us: float | None = None
-    broken: list[str] = field(default_factory=list)  # "wall" and/or "cpu"
+    broken: list[str] = field(default_factory=list)  # "wall" and/or "cpu": beyond the allowance
+    forged: bool = False  # some excess is gross: the claims are rejected
+    # Per batch, what the judge's clock saw beyond the batch's claims (added to its calls).
+    added_us: list[float] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, object]:
         return {k: (round(v, 1) if isinstance(v, float) else v) for k, v in self.__dict__.items()}
 
-    def message(self, shape: str, calibration: Calibration) -> str:
+    def message(self, shape: str, calibration: Calibration, batch: int = 1) -> str:
+        unit = "per call" if batch == 1 else f"per batch of up to {batch} calls"
         parts = [
-            f"on shape {shape} the submission's process reported a median of {self.claimed_us:.1f} us per call, "
-            f"but the judge's own clock saw a median of {self.span_us:.1f} us per call from go to done, of which "
+            f"on shape {shape} the submission's process reported a median of {self.claimed_us:.1f} us {unit}, "
+            f"but the judge's own clock saw a median of {self.span_us:.1f} us {unit} from go to done, of which "
             f"the handshake takes {calibration.wall_gap_us:.1f} us (calibrated before your code was imported)"
         ]
         if "wall" in self.broken:
             parts.append(
-                f"even the fastest quarter of the calls took {self.wall_excess_us:.1f} us longer than reported "
+                f"even the fastest quarter took {self.wall_excess_us:.1f} us longer than reported "
                 f"(allowed: {self.wall_allowed_us:.1f} us)"
             )
         if "cpu" in self.broken and self.cpu_us is not None and self.cpu_excess_us is not None:
             parts.append(
-                f"its main thread used a median of {self.cpu_us:.1f} us of CPU per call, {self.cpu_excess_us:.1f} us "
+                f"its main thread used a median of {self.cpu_us:.1f} us of CPU {unit}, {self.cpu_excess_us:.1f} us "
                 f"more than it reported (allowed: {self.cpu_allowed_us:.1f} us)"
             )
         return "; ".join(parts) + ". The times were not measured honestly"
@@ -169,11 +189,12 @@ def check_calls(calls: Sequence[CallClock], calibration: Calibration, allowance:
             allowance.wall_us,
             relative,
             allowance.spreads * calibration.wall_spread_us(),
-            allowance.handshakes * calibration.wall_gap_us,
         ),
     )
     if check.wall_excess_us > check.wall_allowed_us:
         check.broken.append("wall")
+        check.forged = check.wall_excess_us > max(GROSS * check.wall_allowed_us, claimed)
+    check.added_us = [max(0.0, c.wall_gap_us - calibration.wall_p10_us) for c in calls]
     cpu = [c.cpu_us for c in calls if c.cpu_us is not None]
     if calibration.cpu_gap_us is not None and len(cpu) == len(calls):
         check.cpu_us = statistics.median(cpu)
@@ -184,10 +205,10 @@ def check_calls(calls: Sequence[CallClock], calibration: Calibration, allowance:
             allowance.cpu_us,
             relative,
             allowance.spreads * calibration.cpu_spread_us(),
-            allowance.handshakes * calibration.cpu_gap_us,
         )
         if check.cpu_excess_us > check.cpu_allowed_us:
             check.broken.append("cpu")
+            check.forged = check.forged or check.cpu_excess_us > max(GROSS * check.cpu_allowed_us, claimed)
     return check
 
 

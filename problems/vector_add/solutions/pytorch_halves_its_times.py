@@ -1,0 +1,47 @@
+"""Rejected (forged-timing), or judged at its honest time: computes the right answer, then
+halves every time its own process reports, by setting an attribute on the judge's object in that
+process (the runner's channel gets a `send` that rescales the time fields of each frame).
+
+A halving is within what a judge that takes the child's times could never see. Here the judge's
+own clock bounds every batch of timed calls: claims it contradicts beyond the allowance are not
+taken, and the shape is scored at the time the judge's clock saw (or, when the contradiction is
+gross, the submission is rejected).
+"""
+
+import gc
+
+import torch
+
+FACTOR = 2.0
+
+
+def _scaled(header):
+    header = dict(header)
+    for key in ("times_us", "warmup_us"):
+        if isinstance(header.get(key), list):
+            header[key] = [v / FACTOR for v in header[key]]
+    if isinstance(header.get("us"), int | float):
+        header["us"] = header["us"] / FACTOR
+    elif isinstance(header.get("us"), list):
+        header["us"] = [v / FACTOR for v in header["us"]]
+    return header
+
+
+def _patch_channel() -> bool:
+    for obj in gc.get_objects():
+        if type(obj).__name__ == "Runner" and callable(getattr(getattr(obj, "channel", None), "send", None)):
+            real = obj.channel.send
+
+            def send(header, blob=None, _real=real):
+                return _real(_scaled(header) if isinstance(header, dict) else header, blob)
+
+            obj.channel.send = send
+            return True
+    return False
+
+
+PATCHED = _patch_channel()
+
+
+def solve(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor, n: int) -> None:
+    torch.add(a, b, out=c)
