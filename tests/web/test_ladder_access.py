@@ -5,6 +5,7 @@ giving up (recorded per user and problem); a hidden problem's ladder is never se
 from __future__ import annotations
 
 import json
+import shutil
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,7 @@ from ladder_fixtures import RUNGS, SECRETS, SLUG, sgemm_shapes, write_ladder
 from site_fixtures import make_submission, make_user, report
 
 from judge import ladder as judge_ladder
+from judge import spec
 
 pytestmark = pytest.mark.django_db
 
@@ -28,7 +30,7 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def root(tmp_path: Path) -> Path:
     problems_root = write_ladder(tmp_path)
-    sync_problems(problems_root)
+    sync_problems(problems_root, problems_root.parent)
     return problems_root
 
 
@@ -147,14 +149,21 @@ def test_giving_up_needs_the_confirmation_and_opens_it_for_that_user_and_problem
     assert c.get("/problems/transpose/ladder/").status_code == 403
 
 
+def without_ladder(root: Path, slug: str = "vector_add") -> str:
+    """A problem of the fixture repository with no ladder (every catalog problem has one)."""
+    shutil.copytree(spec.PROBLEMS_DIR / slug, root / slug, ignore=shutil.ignore_patterns("ladder"))
+    sync_problems(root, root.parent)
+    return slug
+
+
 def test_giving_up_is_for_logged_in_users_on_problems_with_a_ladder(root: Path) -> None:
     anonymous = Client().post(f"/problems/{SLUG}/ladder/give-up/", {"confirm": "yes"})
     assert anonymous.status_code == 302 and "/accounts/login/" in anonymous["Location"]
-    sync_problems()
+    plain = without_ladder(root)
     c = logged_in(make_user())
-    assert c.post("/problems/softmax/ladder/give-up/", {"confirm": "yes"}).status_code == 404
-    assert c.get("/problems/softmax/ladder/").status_code == 404
-    assert 'id="ladder"' not in c.get("/problems/softmax/").content.decode()
+    assert c.post(f"/problems/{plain}/ladder/give-up/", {"confirm": "yes"}).status_code == 404
+    assert c.get(f"/problems/{plain}/ladder/").status_code == 404
+    assert 'id="ladder"' not in c.get(f"/problems/{plain}/").content.decode()
 
 
 def test_giving_up_through_the_api_needs_confirm_true(root: Path) -> None:
@@ -169,7 +178,7 @@ def test_giving_up_through_the_api_needs_confirm_true(root: Path) -> None:
     assert opened.status_code == 200 and opened.json()["opened"] == "gave_up"
     assert c.get(f"/api/problems/{SLUG}/ladder", **headers).status_code == 200
     assert c.get(f"/api/problems/{SLUG}/ladder", **bearer(make_user())).status_code == 403
-    assert c.get("/api/problems/softmax/ladder", **headers).status_code == 404
+    assert c.get(f"/api/problems/{without_ladder(root)}/ladder", **headers).status_code == 404
 
 
 # --- hidden problems ------------------------------------------------------------------------------
@@ -177,7 +186,7 @@ def test_giving_up_through_the_api_needs_confirm_true(root: Path) -> None:
 
 def test_a_hidden_problems_ladder_is_never_served(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     problems_root = write_ladder(tmp_path, hidden=True)
-    sync_problems(problems_root)
+    sync_problems(problems_root, problems_root.parent)
     problem = sgemm()
     assert problem.is_hidden and Ladder.objects.filter(problem=problem).exists()
     user = make_user()

@@ -22,7 +22,7 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def root(tmp_path: Path) -> Path:
     problems_root = write_ladder(tmp_path)
-    sync_problems(problems_root)
+    sync_problems(problems_root, problems_root.parent)
     return problems_root
 
 
@@ -36,17 +36,17 @@ def test_sync_stores_rungs_with_their_code_editorial_and_figures(root: Path) -> 
     assert ladder.intro.startswith("Zeta introduction")
     assert rungs[2].figures["score_us"] == 200.0 and rungs[2].figures["kernels"][0]["name"] == "zeta_kernel_digest_3"
     assert ladder.run["system"]["gpu"] == "NVIDIA H200" and "rungs" not in ladder.run
-    again = sync_problems(root)
+    again = sync_problems(root, root.parent)
     assert again.ladders == [] and again.errors == []
 
 
 def test_a_change_is_stored_again_and_a_removed_ladder_is_deleted(root: Path) -> None:
     source = root.parent / f"problems/{SLUG}/ladder/1_rung.cu"
     source.write_text(source.read_text() + "// changed\n")
-    assert sync_problems(root).ladders == [SLUG]
+    assert sync_problems(root, root.parent).ladders == [SLUG]
     assert "// changed" in Ladder.objects.get(problem__slug=SLUG).rungs.get(position=1).source
     shutil.rmtree(root / SLUG / "ladder")
-    assert sync_problems(root).ladders_removed == [SLUG]
+    assert sync_problems(root, root.parent).ladders_removed == [SLUG]
     assert not Ladder.objects.exists()
 
 
@@ -64,7 +64,7 @@ def test_figures_of_a_renamed_rung_are_left_out(tmp_path: Path) -> None:
 def test_a_broken_ladder_is_reported_and_keeps_what_was_stored(root: Path) -> None:
     editorial = root / SLUG / "ladder" / "editorial.md"
     editorial.write_text(editorial.read_text().replace("## Zeta blocked rung", "Zeta blocked rung"))
-    report_ = sync_problems(root)
+    report_ = sync_problems(root, root.parent)
     assert any("editorial.md" in e and "2 '## ' sections for 3 rungs" in e for e in report_.errors)
     assert Ladder.objects.get(problem__slug=SLUG).rungs.count() == 3
 

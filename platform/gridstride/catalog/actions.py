@@ -34,10 +34,12 @@ def _json_safe(problem: judge_spec.ProblemSpec) -> dict:
 
 
 @transaction.atomic
-def sync_problems(root: Path | None = None) -> SyncReport:
-    """Mirror problems/ into Problem/ProblemVersion rows. Idempotent; broken problems are reported."""
+def sync_problems(root: Path | None = None, repo_root: Path | None = None) -> SyncReport:
+    """Mirror problems/ into Problem/ProblemVersion rows. Idempotent; broken problems are reported.
+    Ladder rung paths are relative to repo_root (the repository's, as for judge/ladder.py)."""
     report = SyncReport()
     root = Path(root or settings.PROBLEMS_DIR)
+    repo_root = Path(repo_root or settings.REPO_ROOT)
     specs, errors = judge_spec.load_all(root)
     report.errors = [str(e) for e in errors]
     broken = {e.path.parent.name for e in errors}
@@ -80,7 +82,7 @@ def sync_problems(root: Path | None = None) -> SyncReport:
             report.updated.append(s.slug)
         else:
             report.unchanged.append(s.slug)
-        _sync_ladder(problem, root, report)
+        _sync_ladder(problem, root, repo_root, report)
     # A problem whose directory is gone is hidden; one that is merely broken keeps its last version.
     for problem in Problem.objects.filter(is_active=True).exclude(slug__in=seen | broken):
         problem.is_active = False
@@ -89,12 +91,11 @@ def sync_problems(root: Path | None = None) -> SyncReport:
     return report
 
 
-def _sync_ladder(problem: Problem, root: Path, report: SyncReport) -> None:
+def _sync_ladder(problem: Problem, root: Path, repo_root: Path, report: SyncReport) -> None:
     """Mirror the problem's ladder: rungs with their sources, editorial sections and figures.
     A broken ladder is reported and keeps what was stored; a removed one is deleted."""
     try:
-        # Rung paths are relative to the repository that holds the problems folder.
-        data = ladders.read_ladder(root / problem.slug, root.parent)
+        data = ladders.read_ladder(root / problem.slug, repo_root)
     except (ladders.LadderError, OSError, UnicodeDecodeError) as exc:
         report.errors.append(str(exc))
         return

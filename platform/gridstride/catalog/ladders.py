@@ -4,8 +4,8 @@ judge/ladder.py is the ladder's loader and checker (`python -m judge validate` r
 one); the site imports nothing of the judge but judge/spec.py and judge/protocol.py
 (tests/test_architecture.py), so it reads the same three files here, with the standard library:
 ladder.toml (the rungs, in order), editorial.md (one `## ` section per rung) and figures.json
-(written by bench/ladder.py on the GPU host; absent until a GPU run). Rung sources are read from
-the repository that holds the problems folder, never from outside it.
+(written by bench/ladder.py on the GPU host; absent until a GPU run). Rung paths are relative to
+the repository root (as in judge/ladder.py); a source outside it is refused.
 """
 
 from __future__ import annotations
