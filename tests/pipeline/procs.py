@@ -31,6 +31,15 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def alive(pid: int) -> bool:
+    """Whether the process runs; a killed one its parent has not reaped yet (a zombie) does not."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[-1].split()[0] not in ("Z", "X")  # the state follows the command name
+
+
 def wait_for(what: str, check: Callable[[], Any], timeout: float, interval: float = 0.05) -> Any:
     deadline = time.monotonic() + timeout
     while True:
@@ -261,12 +270,16 @@ class Stack:
         return self._starts
 
     def running_pids(self) -> dict[str, int]:
-        """submission.attempt -> pid of the pool process judging it right now (trivial harness)."""
+        """submission.attempt -> pid of the pool process judging it right now (trivial harness).
+
+        A process killed mid-job never removes its marker: only markers of live processes count
+        (a stale one once hid the job running next, in whatever order the directory listed them)."""
         folder = self.trivial_dir / "running"
         found = {}
         for path in folder.glob("*") if folder.exists() else []:
             sub, attempt, pid = path.name.rsplit(".", 2)
-            found[f"{sub}.{attempt}"] = int(pid)
+            if alive(int(pid)):
+                found[f"{sub}.{attempt}"] = int(pid)
         return found
 
     def runs(self) -> list[tuple[str, int]]:
