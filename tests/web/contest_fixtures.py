@@ -83,7 +83,9 @@ def make_contest(creator: Any, problems: list[Problem], **kw: Any) -> Contest:
     return actions.create_contest(creator=creator, problems=problems, **args)
 
 
-def shapes(median_us: float, *, ci_pct: float = 0.5, names: tuple[str, ...] = ("16M", "64M")) -> list[ShapeTiming]:
+def shapes(
+    median_us: float, *, ci_pct: float = 0.5, samples: int = 100, names: tuple[str, ...] = ("16M", "64M")
+) -> list[ShapeTiming]:
     out = []
     for i, name in enumerate(names):
         m = median_us * (i + 1)
@@ -92,7 +94,7 @@ def shapes(median_us: float, *, ci_pct: float = 0.5, names: tuple[str, ...] = ("
             ShapeTiming(
                 name=name,
                 sizes={"n": 1 << (24 + 2 * i)},
-                n=100,
+                n=samples,
                 median_us=m,
                 mean_us=m,
                 p10_us=m,

@@ -11,6 +11,7 @@ from django.test import Client
 from django.urls import reverse
 from gridstride.catalog.models import Problem
 from gridstride.contests import actions
+from gridstride.leaderboards.scoring import TIE_MIN_SAMPLES
 from gridstride.submissions.testing import FakeBroker
 
 from tests.web.contest_fixtures import (  # noqa: F401 (fixtures)
@@ -23,6 +24,7 @@ from tests.web.contest_fixtures import (  # noqa: F401 (fixtures)
     gpus_fixture,
     judge,
     make_contest,
+    shapes,
     vector_add_fixture,
 )
 from tests.web.site_fixtures import PASSWORD, make_user
@@ -177,3 +179,30 @@ def test_a_participant_sees_the_queue_position_of_their_own_waiting_jobs(
         'data-testid="my-jobs"'
         not in client_for(make_user("visitor")).get(reverse("contests:detail", args=[contest.slug])).content.decode()
     )
+
+
+@pytest.mark.parametrize(("samples", "tied"), [(3, False), (TIE_MIN_SAMPLES, True)])
+def test_overlapping_results_tie_only_when_timed_often_enough_and_the_page_says_why(
+    clock: Clock, fake_broker: FakeBroker, vector_add: Problem, samples: int, tied: bool
+) -> None:
+    contest = make_contest(make_user(), [vector_add])
+    clock.set(START + timedelta(minutes=1))
+    for name, median in (("alice", 100.0), ("bob", 120.0)):  # +-30 %: the intervals overlap by far
+        user = make_user(name)
+        actions.register(contest, user)
+        s = actions.submit(
+            contest, user, problem=vector_add, language="pytorch", source=SOURCE, mode="submit", gpu_model="h200"
+        )
+        judge(s, timings=shapes(median, ci_pct=30.0, samples=samples))
+    html = board_html(None, contest)
+    alice, bob = rows(html)
+    tie = '<span class="tie" title="tied: the confidence intervals overlap">=</span>'
+    if tied:
+        assert f">1{tie}</td>" in alice and f">1{tie}</td>" in bob
+    else:
+        assert tie not in alice + bob and '<td class="num">2</td>' in bob
+        assert alice.count('<td class="num small muted">\u2014</td>') == 1  # no interval, as on practice boards
+    # The rule in the practice boards' words.
+    note = html[html.index('data-testid="tie-rule"') :][:600]
+    assert "share a rank" in note and f"at least {TIE_MIN_SAMPLES} times" in note and "ties with nobody" in note
+    assert ("rows marked" in note) is tied

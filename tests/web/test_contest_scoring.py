@@ -7,15 +7,17 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 from gridstride.contests import scoring
-from gridstride.contests.board import Standing, rank
+from gridstride.contests.board import Standing, interval_text, rank
+from gridstride.leaderboards.scoring import TIE_MIN_SAMPLES, score_interval
 
 T0 = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
 
 
-def shape(median: float, ci_pct: float = 1.0, ref: float | None = None) -> dict:
+def shape(median: float, ci_pct: float = 1.0, ref: float | None = None, samples: int = 100) -> dict:
     half = median * ci_pct / 100
     return {
         "name": f"s{median}",
+        "n": samples,
         "median_us": median,
         "ci_low_us": median - half,
         "ci_high_us": median + half,
@@ -115,3 +117,38 @@ def test_the_board_ranks_solved_first_then_value_and_ties_overlapping_intervals_
 def test_equal_penalties_tie_and_different_ones_do_not() -> None:
     rows = rank([standing(1, 2, 77.0, 77.0, 77.0), standing(2, 2, 77.0, 77.0, 77.0), standing(3, 2, 78.0, 78.0, 78.0)])
     assert [(r.rank, r.tied) for r in rows] == [(1, True), (1, True), (3, False)]
+
+
+# Two participants' runs whose intervals overlap by far (70-130 us and 84-156 us; speedups over
+# a 200 us reference alike): frozen inputs for the tie rule contest boards share with practice boards.
+OVERLAPPING = (100.0, 120.0)
+
+
+@pytest.mark.parametrize("fmt", ["geomean_runtime", "geomean_speedup"])
+@pytest.mark.parametrize(
+    ("samples", "tied"), [(3, False), (TIE_MIN_SAMPLES - 1, False), (TIE_MIN_SAMPLES, True), (200, True)]
+)
+def test_overlapping_intervals_tie_only_when_every_shape_was_timed_often_enough(
+    fmt: str, samples: int, tied: bool
+) -> None:
+    scores = [
+        scoring.FORMATS[fmt].score([run(pid, 10, pid, shapes=[shape(median, 30.0, ref=200.0, samples=samples)])])
+        for pid, median in enumerate(OVERLAPPING, start=1)
+    ]
+    rows = rank([Standing(participant_id=pid, name=f"p{pid}", score=s) for pid, s in enumerate(scores, start=1)])
+    assert [(r.participant_id, r.rank, r.tied) for r in rows] == (
+        [(1, 1, True), (2, 1, True)] if tied else [(1, 1, False), (2, 2, False)]
+    )
+    # Without enough samples the score has no interval, shown as a dash as on practice boards.
+    assert all((s.low is None) is not tied for s in scores)
+    assert all((interval_text(fmt, s) == "\u2014") is not tied for s in scores)
+
+
+def test_a_contest_score_interval_is_the_practice_boards_interval_over_the_counted_shapes() -> None:
+    shapes = [shape(50.0, samples=40), shape(200.0, samples=12), shape(8.0, samples=TIE_MIN_SAMPLES)]
+    runs = [run(1, 10, 1, shapes=shapes[:2]), run(2, 20, 2, shapes=shapes[2:])]
+    score = scoring.FORMATS["geomean_runtime"].score(runs)
+    assert (score.low, score.high) == score_interval(shapes)
+    # One counted problem timed too few times leaves the pooled score without an interval.
+    runs.append(run(3, 30, 3, shapes=[shape(9.0, samples=3)]))
+    assert scoring.FORMATS["geomean_runtime"].score(runs).low is None

@@ -155,12 +155,15 @@ def _cells(score: scoring.Score, runs: list[scoring.Run], fmt: str) -> dict[int,
 
 
 def interval_text(fmt: str, score: scoring.Score) -> str:
-    """The score's confidence interval in the units the score is read in."""
+    """The score's confidence interval in the units the score is read in; a dash, as on practice
+    boards, for a timed score without one (it ties with nobody). The penalty is exact: no column."""
     low, high = score.low, score.high
-    if low is None or high is None or fmt == "solved_penalty":
+    if fmt == "solved_penalty" or score.value is None:
         return ""
+    if low is None or high is None or not (low > 0 and high > 0):
+        return "\u2014"
     if fmt == "geomean_speedup":
-        return f"{units.factor(1 / high)} \u2013 {units.factor(1 / low)}" if low > 0 and high > 0 else ""
+        return f"{units.factor(1 / high)} \u2013 {units.factor(1 / low)}"
     return f"{units.duration_us(low)} \u2013 {units.duration_us(high)}"
 
 

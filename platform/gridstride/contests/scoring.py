@@ -3,8 +3,9 @@ runs to a Score. Adding one is a function decorated with @register and a test of
 
 Scores compare in one direction: more problems solved first, then the lower `value` (a cost:
 a runtime, an inverse speedup, a time penalty). `low` and `high` bound the value from the
-judge's confidence intervals; the board ties two rows whose bounds overlap, with the practice
-boards' own rule (leaderboards.queries.assign_ranks).
+judge's confidence intervals, by the practice boards' rule (leaderboards.scoring.score_interval:
+no interval when a shape was timed fewer than TIE_MIN_SAMPLES times); the board ties two rows
+whose bounds overlap, as practice boards do (leaderboards.queries.assign_ranks).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from gridstride.leaderboards.scoring import geomean
+from gridstride.leaderboards.scoring import geomean, score_interval
 from gridstride.pages import units
 
 # Verdicts that cost a penalty in the solved-count format: the judge said the code was wrong.
@@ -82,15 +83,9 @@ def get(key: str) -> Format:
     return FORMATS.get(key) or FORMATS[DEFAULT_FORMAT]
 
 
-def _shape_times(run: Run) -> tuple[list[float | None], list[float | None], list[float | None]]:
-    """Each benchmark shape's median and CI bounds; the run's score when it has no shapes."""
-    if run.benchmarks:
-        return (
-            [b.get("median_us") for b in run.benchmarks],
-            [b.get("ci_low_us") for b in run.benchmarks],
-            [b.get("ci_high_us") for b in run.benchmarks],
-        )
-    return [run.score_us], [None], [None]
+def _shape_medians(run: Run) -> list[float | None]:
+    """Each benchmark shape's median; the run's score when it has no shapes."""
+    return [b.get("median_us") for b in run.benchmarks] if run.benchmarks else [run.score_us]
 
 
 def _best_by(runs: Sequence[Run], key: Callable[[Run], float | None]) -> dict[int, Run]:
@@ -107,25 +102,27 @@ def _best_by(runs: Sequence[Run], key: Callable[[Run], float | None]) -> dict[in
     return best
 
 
-def _geomean_score(best: dict[int, Run], per_shape: Callable[[Run], tuple[list, list, list]]) -> Score:
-    values: list[float | None] = []
-    lows: list[float | None] = []
-    highs: list[float | None] = []
-    for run in best.values():
-        v, lo, hi = per_shape(run)
-        values += v
-        lows += lo
-        highs += hi
+Shapes = Sequence[dict[str, Any]]
+
+
+def _geomean_score(
+    best: dict[int, Run], values: Callable[[Run], list[float | None]], shapes: Callable[[Run], Shapes]
+) -> Score:
+    """The geometric mean of `values` over every shape of the counted runs, and its interval by
+    the practice boards' rule over the same shapes (`shapes`: CI bounds in the value's units)."""
     score = Score(solved=len(best), best={p: r.submission_id for p, r in best.items()})
     if best:
-        score.value = geomean(values)
-        score.low, score.high = geomean(lows), geomean(highs)
+        score.value = geomean(v for run in best.values() for v in values(run))
+        per_run = [shapes(run) for run in best.values()]
+        # A counted run without timed shapes leaves the pooled score without an interval.
+        if all(per_run):
+            score.low, score.high = score_interval([shape for run_shapes in per_run for shape in run_shapes])
         score.achieved_at = max(r.created_at for r in best.values())
     return score
 
 
 def _run_geomean(run: Run) -> float | None:
-    return geomean(_shape_times(run)[0])
+    return geomean(_shape_medians(run))
 
 
 @register(
@@ -135,22 +132,29 @@ def _run_geomean(run: Run) -> float | None:
     "solved problems (lower is better); each problem counts its participant's fastest accepted run.",
 )
 def geomean_runtime(runs: Sequence[Run]) -> Score:
-    score = _geomean_score(_best_by(runs, _run_geomean), _shape_times)
+    score = _geomean_score(_best_by(runs, _run_geomean), _shape_medians, lambda run: run.benchmarks)
     score.text = units.duration_us(score.value) if score.value is not None else "—"
     return score
 
 
-def _inverse_speedups(run: Run) -> tuple[list, list, list]:
-    """1 / speedup per shape (a cost) with its bounds: median/reference and the CI over it."""
-    values, lows, highs = [], [], []
-    for b in run.benchmarks:
-        ref = b.get("reference_median_us")
-        if not ref or not ref > 0:
-            return [None], [None], [None]
-        values.append(_ratio(b.get("median_us"), ref))
-        lows.append(_ratio(b.get("ci_low_us"), ref))
-        highs.append(_ratio(b.get("ci_high_us"), ref))
-    return (values, lows, highs) if values else ([None], [None], [None])
+def _inverse_speedups(run: Run) -> list[float | None]:
+    """1 / speedup per shape (a cost): median over the reference's median."""
+    return [_ratio(b.get("median_us"), ref) for b, ref in _references(run)] or [None]
+
+
+def _relative_shapes(run: Run) -> list[dict[str, Any]]:
+    """The shapes with their CI bounds over the reference's median (the inverse speedup's units)."""
+    return [
+        {"n": b.get("n"), "ci_low_us": _ratio(b.get("ci_low_us"), ref), "ci_high_us": _ratio(b.get("ci_high_us"), ref)}
+        for b, ref in _references(run)
+    ]
+
+
+def _references(run: Run) -> list[tuple[dict[str, Any], float]]:
+    """(shape, reference median) for every shape; none when any shape lacks a reference time."""
+    refs = [(b, b.get("reference_median_us")) for b in run.benchmarks]
+    found = [(b, float(ref)) for b, ref in refs if isinstance(ref, (int, float)) and ref > 0]
+    return found if len(found) == len(refs) else []
 
 
 def _ratio(value: float | None, ref: float) -> float | None:
@@ -164,7 +168,8 @@ def _ratio(value: float | None, ref: float) -> float | None:
     "problem's reference kernel (higher is better).",
 )
 def geomean_speedup(runs: Sequence[Run]) -> Score:
-    score = _geomean_score(_best_by(runs, lambda r: geomean(_inverse_speedups(r)[0])), _inverse_speedups)
+    best = _best_by(runs, lambda r: geomean(_inverse_speedups(r)))
+    score = _geomean_score(best, _inverse_speedups, _relative_shapes)
     if score.value is not None:
         # The cost is 1/speedup; people read the speedup.
         score.text = units.factor(1.0 / score.value)

@@ -21,6 +21,7 @@ from gridstride.contests.forms import ContestEditForm, ContestForm
 from gridstride.contests.models import Contest, ContestProblem, Entry, EntryKind, FinalRun, FinalRunState, Member
 from gridstride.contests.permissions import is_organizer
 from gridstride.contests.windows import Phase, phase
+from gridstride.leaderboards.scoring import TIE_MIN_SAMPLES
 from gridstride.lib.markdown import render_markdown
 from gridstride.pages.hardware import REFERENCE_GPU
 from gridstride.submissions import actions as pipeline
@@ -296,6 +297,9 @@ def live_board(request: HttpRequest, slug: str) -> HttpResponse:
         "format": scoring.get(contest.scoring),
         "organizer": is_organizer(contest, request.user),
         "virtual_rows": virtual_rows,
+        # The tie rule in the practice boards' words (templates/leaderboards/_tie_rule.html).
+        "any_tied": any(s.tied for s in view.standings),
+        "tie_min_samples": TIE_MIN_SAMPLES,
     }
     return render(request, "contests/board.html", context)
 
@@ -309,10 +313,13 @@ def results(request: HttpRequest, slug: str) -> HttpResponse:
     states = dict.fromkeys(FinalRunState.values, 0)
     for state in FinalRun.objects.filter(contest=contest).values_list("state", flat=True):
         states[state] += 1
+    boards = _final_rows(contest) if contest.final_state else {}
     context = {
         "contest": contest,
         "phase": phase(contest, timezone.now()),
-        "boards": _final_rows(contest) if contest.final_state else {},
+        "boards": boards,
+        "any_tied": any(s.tied for rows in boards.values() for s in rows),
+        "tie_min_samples": TIE_MIN_SAMPLES,
         "problems": board.problems_of(contest),
         "states": states,
         "format": scoring.get(contest.scoring),
