@@ -65,8 +65,13 @@ def test_a_reference_backed_submission_is_accepted_in_benchmark_mode(spec: specm
         assert shape.set_medians_us and shape.n > len(shape.set_medians_us), shape
 
 
+# What the CPU selftest judges: the Triton and PyTorch completions (the CUDA and CuPy ones are
+# gpu_only; tests/judge/test_problem_content.py compiles them).
 STARTERS_COMPLETED = [
-    (spec.slug, sol.file) for spec in SPECS for sol in spec.solutions if sol.file.endswith("_starter_completed.py")
+    (spec.slug, sol.file)
+    for spec in SPECS
+    for sol in spec.solutions
+    if "_starter_completed." in sol.file and sol.language in ("triton", "pytorch") and not sol.gpu_only
 ]
 
 
@@ -74,8 +79,9 @@ STARTERS_COMPLETED = [
 def test_the_starter_completed_as_its_todos_say_is_accepted_by_the_cpu_selftest(
     slug: str, file: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """On a CPU host the judge runs Triton in its interpreter: a learner's straightforward kernel
-    (bf16 tiles straight into tl.dot, and so on) must be accepted there, not called wrong."""
+    """On a CPU host the judge runs Triton in its interpreter and PyTorch on the CPU: a learner's
+    straightforward code (bf16 tiles straight into tl.dot, and so on) must be accepted there, not
+    called wrong."""
     from judge.cli import main
 
     code = main(["selftest", slug, "--cpu-only", "--only", f"solutions/{file}"])

@@ -1,0 +1,7 @@
+"""Accepted: the PyTorch starter completed as its comment says: a @ b in bf16, written into c."""
+
+import torch
+
+
+def solve(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor, m: int, n: int, k: int) -> None:
+    c.copy_(a @ b)
