@@ -98,12 +98,16 @@ def test_the_corpus_covers_every_language_and_the_basic_failures(slug: str) -> N
 
 
 @pytest.mark.parametrize("slug", PROBLEMS)
-def test_the_corpus_has_the_triton_starter_completed_the_way_its_todos_say(slug: str) -> None:
-    """What a learner writes first: it must be accepted on a CPU host and on the GPU
-    (tests/judge/test_problem_verdicts.py judges it on the CPU, as the selftest does)."""
+def test_the_corpus_has_every_languages_starter_completed_the_way_its_todos_say(slug: str) -> None:
+    """What a learner writes first, in each language: accepted on the GPU, and the Triton and
+    PyTorch ones on a CPU host too (tests/judge/test_problem_verdicts.py judges them on the CPU,
+    as the selftest does; the CUDA and CuPy ones are compiled below)."""
     problem = SPECS[slug]
-    entries = [s for s in problem.solutions if s.file == "triton_starter_completed.py"]
-    assert [(s.language, s.expect, s.gpu_only) for s in entries] == [("triton", "accepted", False)]
+    for language in problem.languages:
+        name = f"{language}_starter_completed{spec.SOURCE_SUFFIX[language]}"
+        entries = [s for s in problem.solutions if s.file == name]
+        gpu_only = language in ("cuda", "cupy")
+        assert [(s.language, s.expect, s.gpu_only) for s in entries] == [(language, "accepted", gpu_only)], name
 
 
 @pytest.mark.parametrize("slug", PROBLEMS)
