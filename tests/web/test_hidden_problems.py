@@ -40,7 +40,7 @@ def test_a_public_case_name_may_not_look_like_a_hidden_shape(tmp_path: Path) -> 
 def test_a_bad_hidden_template_is_refused_with_its_line(tmp_path: Path) -> None:
     shutil.copytree(spec.PROBLEMS_DIR / "vector_add", tmp_path / "vector_add")
     toml = tmp_path / "vector_add" / "problem.toml"
-    toml.write_text(toml.read_text().replace("n = [20_000_000, 120_000_000]", "n = [120, 20]", 1))
+    toml.write_text(toml.read_text().replace("n = [20_000_001, 120_000_001, 2]", "n = [121, 21, 2]", 1))
     with pytest.raises(spec.ProblemError, match="lo <= hi"):
         spec.load_problem(tmp_path / "vector_add")
 

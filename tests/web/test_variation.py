@@ -41,11 +41,36 @@ def test_one_participant_always_gets_the_same_shapes_and_cpu_judges_get_small_on
     assert hidden_shapes(spec, seed, "h200") == hidden_shapes(spec, seed, "h200")
     cpu = hidden_shapes(spec, seed, "cpu")
     assert len(cpu) == 1, "only the template with cpu_sizes gives a CPU shape"
-    assert cpu[0]["sizes"]["m"] <= 48 and cpu[0]["sizes"]["n"] <= 3000
+    assert cpu[0]["sizes"]["m"] <= 48 and cpu[0]["sizes"]["n"] <= 3001
 
 
 def test_a_problem_without_templates_has_no_hidden_shapes() -> None:
-    assert hidden_shapes(specmod.load("matmul").as_dict(), new_participant_seed(), "h200") == []
+    spec = {**specmod.load("matmul").as_dict(), "hidden_benchmarks": []}
+    assert hidden_shapes(spec, new_participant_seed(), "h200") == []
+
+
+@pytest.mark.parametrize("slug", sorted(p.slug for p in specmod.load_all()[0]))
+def test_the_site_draws_hidden_shapes_for_every_problem_inside_its_templates(slug: str) -> None:
+    """Every problem declares templates (judge/hidden_shapes.py); what the site draws from the
+    stored spec is one shape per template on a GPU, one per template with cpu_sizes on a CPU, each
+    inside its ranges and with an odd size on the GPU (tests/judge/test_hidden_shapes.py runs the
+    reference on the CPU ones)."""
+    problem = specmod.load(slug)
+    spec = problem.as_dict()
+    for gpu in ("h200", "cpu"):
+        templates = [t for t in problem.hidden_benchmarks if gpu != "cpu" or t.cpu_sizes]
+        assert templates
+        for _ in range(5):
+            shapes = hidden_shapes(spec, new_participant_seed(), gpu)
+            assert [s["name"] for s in shapes] == [f"hidden-{i + 1}" for i in range(len(templates))]
+            for shape, template in zip(shapes, templates, strict=True):
+                ranges = template.sizes if gpu != "cpu" else template.cpu_sizes
+                assert ranges is not None and list(shape["sizes"]) == list(problem.sizes)
+                for size, r in ranges.items():
+                    v = shape["sizes"][size]
+                    assert r.lo <= v <= r.hi and (v - r.lo) % r.step == 0
+                if gpu != "cpu":
+                    assert any(v % 2 for v in shape["sizes"].values())
 
 
 @pytest.mark.django_db
