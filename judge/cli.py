@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from judge import ladder
+from judge import hidden_shapes, ladder
 from judge import spec as specmod
 from judge.protocol import JudgeJob, Report
 
@@ -356,6 +356,40 @@ def validate_problem(spec: specmod.ProblemSpec, reference_root: Path | None = No
             errors.append(
                 f"{where}: solution {sol.file} should end in {specmod.SOURCE_SUFFIX[sol.language]} for {sol.language}"
             )
+    return errors + _check_hidden_shapes(spec, module)
+
+
+def _check_hidden_shapes(spec: specmod.ProblemSpec, module: Any) -> list[str]:
+    """The [[hidden_benchmarks]] rules of judge/hidden_shapes.py, and the reference run at every
+    corner of each template's CPU sizes: a drawn shape must be one it can generate and answer with
+    the interface's tensors (GPU sizes are too large to generate here)."""
+    from judge.harness.common.tensors import DTYPES
+
+    toml = spec.directory / "problem.toml"
+    text = toml.read_text(encoding="utf-8")
+    errors = [f"{toml}: {issue}" for issue in hidden_shapes.problem_issues(spec)]
+    for template in spec.hidden_benchmarks:
+        line = hidden_shapes.template_line(text, template.name)
+        where = f"{toml}:{line}" if line else str(toml)
+        errors += [f"{where}: {issue}" for issue in hidden_shapes.issues_of(spec, template)]
+        for sizes in hidden_shapes.corners(template.cpu_sizes) if template.cpu_sizes else ():
+            label = f"[[hidden_benchmarks]] {template.name!r} at cpu_sizes {sizes}"
+            try:
+                inputs = module.generate_inputs(seed=1, device="cpu", **sizes)
+                outputs = module.reference(**inputs, **sizes)
+            except Exception as exc:
+                errors.append(f"{where}: {label}: the reference fails: {type(exc).__name__}: {exc}")
+                continue
+            for t in spec.inputs:
+                got = inputs.get(t.name)
+                if got is None or tuple(got.shape) != t.concrete_shape(sizes) or got.dtype != DTYPES[t.dtype]:
+                    errors.append(
+                        f"{where}: {label}: generate_inputs gives no {t.dtype} {t.name} of the interface's shape"
+                    )
+            errors += [
+                f"{where}: {label}: {message.split(': ', 1)[-1]}"
+                for message in _check_outputs("reference", outputs, spec, sizes, where, reference=True)
+            ]
     return errors
 
 
