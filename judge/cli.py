@@ -558,7 +558,7 @@ def cmd_selftest(args: argparse.Namespace) -> int:
                 report.message += f" ({note})"
                 note = f", {note}"
             if cpu_cuda and expect == "rejected":
-                from judge.harness.parent.verdict import CPU_CUDA_MESSAGE
+                from judge.harness.languages.cuda import CPU_MESSAGE as CPU_CUDA_MESSAGE
 
                 ok = ok and report.message == CPU_CUDA_MESSAGE
             surprises += not ok

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -103,6 +104,21 @@ def test_the_child_never_imports_the_parent() -> None:
 def test_common_code_imports_neither_the_parent_nor_the_child() -> None:
     forbidden = ("judge.harness.parent", "judge.harness.child", "judge.cli", "judge.worker", "judge.host")
     assert zone_offenders("common", forbidden) == []
+    assert zone_offenders("languages", forbidden) == []
+
+
+def test_no_harness_code_branches_on_a_language_name() -> None:
+    """What differs between languages is declared in judge/harness/languages/ (one module each);
+    the parent and the child ask those declarations, so adding a language touches one module."""
+    branch = re.compile(r"language\s*(?:==|!=)\s*['\"]|language\s+(?:not\s+)?in\s*\(|\[\s*['\"]language['\"]\s*\]\s*==")
+    offenders = [
+        f"{path.relative_to(ROOT)}:{n}"
+        for path in python_files("judge/harness")
+        if "languages" not in path.parts
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if branch.search(line)
+    ]
+    assert offenders == []
 
 
 def test_the_import_scan_sees_lazy_and_relative_imports(tmp_path: Path) -> None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from judge import spec as specmod
 from judge.harness.source_scan import c_comments_blanked, python_comments_blanked
 from judge.protocol import MAX_SOURCE_BYTES
 
@@ -44,7 +45,8 @@ def strip_comments(source: str, language: str) -> str:
     """The source with comments blanked (strings kept: `getattr(torch, "matmul")` stays visible);
     linear in the source's size (judge/harness/source_scan.py)."""
     source = _bounded(source)
-    return c_comments_blanked(source) if language == "cuda" else python_comments_blanked(source)
+    c_like = specmod.SOURCE_SUFFIX[language] == ".cu"  # C-family sources; every other one is Python
+    return c_comments_blanked(source) if c_like else python_comments_blanked(source)
 
 
 def find_forbidden(source: str, language: str, needles: tuple[str, ...] | list[str]) -> list[Finding]:

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from judge.harness.child.timing import TimingPolicy
+from judge.harness.languages.cuda import CPU_MESSAGE as CPU_CUDA_MESSAGE
 from judge.harness.parent.config import JudgeConfig
-from judge.harness.parent.verdict import CPU_CUDA_MESSAGE
 from judge.protocol import Progress, Report
 from tests.judge.judging_helpers import judge
 

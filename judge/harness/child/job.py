@@ -36,6 +36,7 @@ from typing import Any
 
 import torch
 
+from judge.harness import languages
 from judge.harness.child.channel import Channel, Stop, Violation
 from judge.harness.child.ncu_mode import run_for_ncu
 from judge.harness.child.runner import Runner
@@ -52,9 +53,9 @@ def materialize(job: dict[str, Any], library: bytearray | None) -> None:
     reference module that generates the inputs. Nothing here is read from the host."""
     directory = tempfile.mkdtemp(prefix="job-", dir=os.environ.get("TMPDIR") or "/tmp")
     paths = {}
-    if job["language"] == "cuda":
+    if languages.get(job["language"]).compiled:
         if library is None:
-            raise RuntimeError("a CUDA job arrived without its library")
+            raise RuntimeError("a job of a compiled language arrived without its library")
         paths["solution"] = os.path.join(directory, "solution.so")
         with open(paths["solution"], "wb") as fh:
             fh.write(library)

@@ -3,11 +3,13 @@ started under Nsight Compute (parent/profile.py)."""
 
 from __future__ import annotations
 
+import importlib
 import time
 from typing import Any
 
 import torch
 
+from judge.harness import languages
 from judge.harness.child.channel import Channel
 from judge.harness.child.runner import Runner
 from judge.harness.child.timing import L2Flusher
@@ -15,12 +17,8 @@ from judge.harness.child.timing import L2Flusher
 
 def run_for_ncu(job: dict[str, Any], channel: Channel) -> None:
     runner = Runner(job, channel)
-    if job["language"] == "cupy":
-        import cupy
-
-        runner.submission.cupy = cupy
-    if job["language"] == "triton":
-        import triton  # noqa: F401
+    imported = {name: importlib.import_module(name) for name in languages.get(job["language"]).child_imports}
+    runner.submission.cupy = imported.get("cupy")
     runner.flusher = L2Flusher("cuda")
     runner.submission.load()
     shape = job["benchmarks"][0]

@@ -13,6 +13,7 @@ from typing import Any
 
 import torch
 
+from judge.harness import languages
 from judge.harness.child import shared_runs
 from judge.harness.child.channel import Channel, Stop, Violation
 from judge.harness.child.guard import Guard
@@ -216,28 +217,24 @@ class Runner:
     # -- stages -------------------------------------------------------------------------------
 
     def run(self) -> None:
-        language = self.job["language"]
-        if self.device == "cpu" and language in ("cuda", "cupy"):
-            raise RuntimeError(f"{language} cannot run on a CPU host")
-        if language == "triton":
-            import triton  # noqa: F401 - imported before the snapshot so its import is not a change
+        language = languages.get(self.job["language"])
+        if self.device == "cpu" and (language.needs_gpu or language.compiled):
+            raise RuntimeError(f"{language.name} cannot run on a CPU host")
+        # Imported before the guard's snapshot, so that the submission importing them is no change.
+        imported = {name: importlib.import_module(name) for name in language.child_imports}
+        if language.triton_interpreter and self.device == "cpu":
+            from judge.harness.child.triton_interpreter import install
 
-            if self.device == "cpu":
-                from judge.harness.child.triton_interpreter import install
-
-                install()  # the interpreter computes as a GPU does (docs/judging.md, section 8)
-        if language == "pytorch" and self.device == "cpu":
+            install()  # the interpreter computes as a GPU does (docs/judging.md, section 8)
+        if language.torch_cuda_on_cpu and self.device == "cpu":
             from judge.harness.child.triton_interpreter import cpu_torch_cuda
 
             cpu_torch_cuda()  # torch.cuda.synchronize() is a no-op where nothing runs asynchronously
-        if language in ("triton", "pytorch") and importlib.util.find_spec("triton") is not None:
+        if language.watches_triton_compiles and importlib.util.find_spec("triton") is not None:
             from judge.harness.child import compile_watch
 
             compile_watch.install(self.channel.send)  # the parent bounds each kernel's compile
-        if language == "cupy":
-            import cupy
-
-            self.submission.cupy = cupy
+        self.submission.cupy = imported.get("cupy")
         if self.device == "cuda":
             self.flusher = L2Flusher("cuda")
         strict_numerics()

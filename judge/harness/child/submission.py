@@ -3,18 +3,18 @@ raises. Everything here runs with the submission's code in this process."""
 
 from __future__ import annotations
 
-import ctypes
 import importlib.util
-import inspect
 import sys
 from collections.abc import Callable
 from typing import Any
 
 import torch
 
+from judge.harness import languages
 from judge.harness.child.channel import Channel, Stop
 from judge.harness.child.triton_interpreter import needs_gpu_in
-from judge.harness.common.errors import exception_text, scrub_paths, syntax_error_message, trim, user_traceback
+from judge.harness.common.errors import exception_text, syntax_error_message, trim, user_traceback
+from judge.harness.languages import LoadError
 
 
 def load_module(path: str, name: str) -> Any:
@@ -27,103 +27,40 @@ def load_module(path: str, name: str) -> Any:
     return module
 
 
-def _signature_text(names: list[str]) -> str:
-    return f"solve({', '.join(names)})"
-
-
-def _check_python_signature(solve: Any, names: list[str], shown_as: str) -> str | None:
-    if not callable(solve):
-        return f"{shown_as} must define a function {_signature_text(names)}; `solve` is not callable"
-    try:
-        sig = inspect.signature(solve)
-    except (TypeError, ValueError):
-        return None  # builtins and C functions: let the call itself complain
-    try:
-        sig.bind(*names)
-    except TypeError:
-        return (
-            f"wrong signature: solve must take {len(names)} arguments, {_signature_text(names)} "
-            f"(inputs, outputs, then sizes); yours is solve{sig}"
-        )
-    return None
-
-
 class Submission:
     """A loaded submission, bound per input set to a zero-argument call."""
 
     def __init__(self, job: dict[str, Any], channel: Channel) -> None:
-        self.language = job["language"]
+        self.language = languages.get(job["language"])
         self.path = job["paths"]["solution"]
         self.shown_as = job["shown_as"]
         self.names = job["signature"]
         self.n_tensors = len(job["inputs"]) + len(job["outputs"])
         self.channel = channel
         self.fn: Any = None
-        self.cupy: Any = None
+        self.cupy: Any = None  # the cupy module, where the language imports it (memory accounting)
 
     def load(self) -> None:
-        if self.language == "cuda":
-            self._load_cuda()
-            return
+        """The submission's solve(), or an error frame saying why there is none (then Stop)."""
         try:
-            module = load_module(self.path, "solution")
+            self.fn = self.language.load(self.path, self.names, self.n_tensors)
         except SyntaxError as exc:
             self.channel.send(
                 {"kind": "error", "verdict": "compile_error", "message": syntax_error_message(exc, self.shown_as)}
             )
+            raise Stop from None
+        except LoadError as exc:
+            self.channel.send({"kind": "error", "verdict": "runtime_error", "message": str(exc)})
             raise Stop from None
         except BaseException as exc:
             self.channel.send(
                 {"kind": "error", **classify(exc, self.path, self.shown_as, stage="importing your module")}
             )
             raise Stop from None
-        solve = getattr(module, "solve", None)
-        if solve is None:
-            message = f"{self.shown_as} must define {_signature_text(self.names)}"
-            self.channel.send({"kind": "error", "verdict": "runtime_error", "message": message})
-            raise Stop
-        problem = _check_python_signature(solve, self.names, self.shown_as)
-        if problem:
-            self.channel.send({"kind": "error", "verdict": "runtime_error", "message": problem})
-            raise Stop
-        self.fn = solve
-
-    def _load_cuda(self) -> None:
-        try:
-            lib = ctypes.CDLL(self.path)
-            fn = lib.solve
-        except (OSError, AttributeError) as exc:
-            detail = scrub_paths(str(exc), {self.path: "solution.so"})
-            message = f'the compiled library has no usable extern "C" solve(): {detail}'
-            self.channel.send({"kind": "error", "verdict": "runtime_error", "message": message})
-            raise Stop from None
-        fn.argtypes = [ctypes.c_void_p] * self.n_tensors + [ctypes.c_int] * (len(self.names) - self.n_tensors)
-        fn.restype = None
-        self.fn = fn
-
-    def _to_cupy(self, tensor: torch.Tensor) -> Any:
-        cp = self.cupy
-        try:
-            array = cp.from_dlpack(tensor)
-        except (TypeError, ValueError, RuntimeError, BufferError):
-            if tensor.dtype != torch.bfloat16:
-                raise
-            # CuPy has no bfloat16: hand over the raw 16-bit patterns as a uint16 view.
-            memory = cp.cuda.UnownedMemory(tensor.data_ptr(), tensor.numel() * 2, tensor)
-            array = cp.ndarray(tuple(tensor.shape), dtype=cp.uint16, memptr=cp.cuda.MemoryPointer(memory, 0))
-        if int(array.data.ptr) != tensor.data_ptr():
-            raise RuntimeError("cupy view does not share the tensor's memory")
-        return array
 
     def bind(self, inputs: list[torch.Tensor], outputs: list[torch.Tensor], sizes: list[int]) -> Callable[[], Any]:
         fn = self.fn
-        if self.language == "cuda":
-            ptrs = [t.data_ptr() for t in inputs + outputs]
-            args: list[Any] = [*ptrs, *sizes]
-        elif self.language == "cupy":
-            args = [self._to_cupy(t) for t in inputs + outputs] + list(sizes)
-        else:
-            args = [*inputs, *outputs, *sizes]
+        args = self.language.arguments(inputs, outputs, sizes)
 
         def call() -> Any:
             return fn(*args)

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from judge import spec as specmod
-from judge.harness import source_checks
+from judge.harness import languages
 from judge.harness.parent import rules
 from judge.protocol import MAX_SOURCE_BYTES, JudgeJob, source_text_fault
 
@@ -70,21 +70,10 @@ def _check_against(job: JudgeJob, spec: specmod.ProblemSpec, config: JudgeConfig
     forbidden = rules.forbidden(job.source, job.language, spec)
     if forbidden:
         return Refusal("rejected", forbidden)
-    if config.device == "cpu" and job.language == "cupy":
-        return Refusal("rejected", "CuPy needs a GPU host; this host has no GPU, so it was not run")
-    if job.language == "cuda":
-        params = source_checks.cuda_solve_parameters(job.source)
-        expected = spec.signature()
-        if params is None:
-            return Refusal(
-                "compile_error",
-                f'solution.cu must define extern "C" void solve({", ".join(expected)}) (device pointers, then ints)',
-                compile_log='no extern "C" void solve(...) found in solution.cu',
-            )
-        if len(params) != len(expected):
-            return Refusal(
-                "compile_error",
-                f"wrong signature: solve must take {len(expected)} parameters ({', '.join(expected)}): "
-                f"device pointers for the tensors, then int sizes; yours takes {len(params)}",
-            )
+    language = languages.get(job.language)
+    if config.device == "cpu" and language.needs_gpu:
+        return Refusal("rejected", language.needs_gpu)
+    problem = language.signature_problem(job.source, spec.signature())
+    if problem:
+        return Refusal("compile_error", problem.message, compile_log=problem.log)
     return None

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from judge import spec as specmod
+from judge.harness import languages
 from judge.harness.common import framing
 from judge.harness.common.errors import trim
 from judge.harness.common.seeds import participant_public_seed
@@ -34,7 +35,7 @@ from judge.harness.parent.config import JudgeConfig, default_config
 from judge.harness.parent.conversation import Conversation, Finished
 from judge.harness.parent.plan import STARTUP_SECONDS, ChildPlan, child_argv, child_env, make_plan
 from judge.harness.parent.profile import profile
-from judge.harness.parent.verdict import CPU_CUDA_MESSAGE, OUR_FAULT, empty_report, exit_verdict, scrub_job_paths
+from judge.harness.parent.verdict import OUR_FAULT, empty_report, exit_verdict, scrub_job_paths
 from judge.protocol import CaseResult, JudgeJob, Progress, ProtocolError, Report
 
 if TYPE_CHECKING:
@@ -44,7 +45,7 @@ log = logging.getLogger("judge.harness")
 
 ProgressFn = Callable[[Progress], None]
 
-__all__ = ["CPU_CUDA_MESSAGE", "Judging", "judge_job"]
+__all__ = ["Judging", "judge_job"]
 
 
 def judge_job(
@@ -188,13 +189,14 @@ class Judging(Conversation):
         report.ceilings = config.get_ceilings()
         self.mark("checked the source; ceilings")
         library: Path | None = None
-        if job.language == "cuda":
+        language = languages.get(job.language)
+        if language.compiled:
             library = self.compile()
             self.mark("compiled")
             if library is None:
                 return report
             if config.device == "cpu":
-                return self.finish("rejected", CPU_CUDA_MESSAGE)
+                return self.finish("rejected", language.cpu_refusal_after_compile())
 
         if job.mode != "test":
             references.time_baselines(spec, config)

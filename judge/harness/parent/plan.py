@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from judge import spec as specmod
+from judge.harness import languages
 from judge.harness.child.triton_cache import SEED_ENV
 from judge.harness.common import framing
 from judge.harness.common.seeds import bench_case_key, derive_seed, fresh_key_name, fresh_seed, test_case_key
@@ -25,7 +26,6 @@ if TYPE_CHECKING:
 # Until the child says it is ready, the deadline covers only its start-up (a loaded host may
 # need many seconds to import torch); the mode's limit starts at "ready".
 STARTUP_SECONDS = 180.0
-KERNEL_LANGUAGES = ("triton", "cuda", "cupy")
 
 
 @dataclass
@@ -130,9 +130,9 @@ def make_plan(spec: specmod.ProblemSpec, job: JudgeJob, config: JudgeConfig) -> 
     child_job = {
         "language": job.language,
         "device": device,
-        "source": job.source if job.language != "cuda" else "",
+        "source": "" if languages.get(job.language).compiled else job.source,
         "reference_source": (spec.reference_dir / "reference.py").read_text(encoding="utf-8"),
-        "shown_as": f"solution{specmod.SOURCE_SUFFIX[job.language]}",
+        "shown_as": languages.get(job.language).shown_as,
         "signature": spec.signature(),
         "inputs": [{"name": t.name, "dtype": t.dtype} for t in spec.inputs],
         "outputs": [{"name": t.name, "dtype": t.dtype} for t in spec.outputs],
@@ -157,7 +157,7 @@ def make_plan(spec: specmod.ProblemSpec, job: JudgeJob, config: JudgeConfig) -> 
         "pool_memory_fraction": config.pool_memory_fraction,
         "precheck_sample_bytes": config.precheck_sample_bytes,
         "gpu_memory_bytes": spec.limits.gpu_memory_mb << 20,
-        "profile_kernels": device == "cuda" and job.language in KERNEL_LANGUAGES,
+        "profile_kernels": device == "cuda" and languages.get(job.language).own_kernels,
         # In test mode the profiler looks at the largest case.
         "profile_case": max(range(len(cases)), key=lambda i: _volume(spec, cases[i].sizes)) if cases else 0,
     }
@@ -180,8 +180,8 @@ def shared_child_job(
         "memory": "shared",
         "language": job.language,
         "device": config.device,
-        "source": job.source if job.language != "cuda" else "",
-        "shown_as": f"solution{specmod.SOURCE_SUFFIX[job.language]}",
+        "source": "" if languages.get(job.language).compiled else job.source,
+        "shown_as": languages.get(job.language).shown_as,
         "signature": spec.signature(),
         "inputs": [{"name": t.name, "dtype": t.dtype} for t in spec.inputs],
         "outputs": [{"name": t.name, "dtype": t.dtype} for t in spec.outputs],

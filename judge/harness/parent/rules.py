@@ -13,8 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from judge import spec as specmod
-from judge.harness import source_checks
-from judge.harness.parent.plan import KERNEL_LANGUAGES
+from judge.harness import languages, source_checks
 
 if TYPE_CHECKING:
     pass
@@ -39,7 +38,7 @@ def forbidden(source: str, language: str, spec: specmod.ProblemSpec) -> str | No
     first = findings[0]
     listed = ", ".join(sorted({f.needle for f in findings}))
     return (
-        f"forbidden for {language} in this problem: {listed} (solution{specmod.SOURCE_SUFFIX[language]}:"
+        f"forbidden for {language} in this problem: {listed} ({languages.get(language).shown_as}:"
         f"{first.line}: {first.text}); write the computation yourself"
     )
 
@@ -95,7 +94,7 @@ def impossible_time(shape: str, median_us: float, floor_us: float, factor: float
 
 def library_compute(language: str, kernel_names: list[str], label: str) -> Rejection | None:
     """Library kernels (cuBLAS, ATen, CUTLASS, ...) did the work of a kernel-language submission."""
-    if language not in KERNEL_LANGUAGES:
+    if not languages.get(language).own_kernels:
         return None
     library = source_checks.library_kernels(kernel_names)
     if not library:
@@ -110,7 +109,7 @@ def library_compute(language: str, kernel_names: list[str], label: str) -> Rejec
 
 def no_kernel(language: str, kernel_names: list[str], label: str) -> Rejection | None:
     """A kernel-language submission whose solve() launched no GPU kernel of its own."""
-    if language not in KERNEL_LANGUAGES or source_checks.own_kernels(kernel_names):
+    if not languages.get(language).own_kernels or source_checks.own_kernels(kernel_names):
         return None
     return Rejection(
         "no-kernel",

@@ -17,7 +17,6 @@ if TYPE_CHECKING:
     from judge.harness.parent.plan import ShapeState
 
 OUR_FAULT = "The judge failed on its side (the details are in the worker log); this is not a verdict on your code."
-CPU_CUDA_MESSAGE = "CUDA C++ needs a GPU host; compiled OK, not run (this host has no GPU)"
 # rejected: a construct that needs a GPU on a CPU host (docs/judging.md, section 8); the child
 # could already end in rejected through a violation frame, so this grants it nothing new.
 CHILD_ERROR_VERDICTS = ("compile_error", "runtime_error", "memory_limit", "rejected", "internal_error")
