@@ -44,13 +44,17 @@ def test_the_problem_list_groups_by_track_and_links_every_problem(client: Client
     response = client.get("/")
     assert response.status_code == 200
     html = response.content.decode()
-    for problem in Problem.objects.all():
+    for problem in Problem.objects.public():
         assert f"/problems/{problem.slug}/" in html
+    hidden = Problem.objects.filter(is_hidden=True)
+    assert hidden.exists(), "the catalog has a hidden problem (swiglu)"
+    for problem in hidden:
+        assert f"/problems/{problem.slug}/" not in html
 
 
 def test_every_problem_page_renders_its_statement_interface_and_starters(client: Client) -> None:
     call_command("sync_problems")
-    for problem in Problem.objects.all():
+    for problem in Problem.objects.public():  # hidden ones: tests/web/test_hidden_problems.py
         response = client.get(f"/problems/{problem.slug}/")
         assert response.status_code == 200, problem.slug
         html = response.content.decode()
