@@ -224,6 +224,26 @@ def _rmsnorm_residual(inp: dict[str, torch.Tensor], sizes: dict[str, int]) -> tu
     return other, lower
 
 
+def _swiglu(inp: dict[str, torch.Tensor], sizes: dict[str, int]) -> tuple[Results, Results]:
+    g, u = (inp[k].cpu().float() for k in ("gate", "up"))
+    e4 = lambda t: t.to(torch.float8_e4m3fn).float()  # noqa: E731
+    other = {
+        "fp32 g * sigmoid(g) * u, rounded to bf16": to_bf16(g * torch.sigmoid(g) * u),
+        "fp32 g * u / (1 + exp2(-g log2 e)), rounded to bf16": to_bf16(
+            g * u / (1 + torch.exp2(-g * 1.4426950408889634))
+        ),
+        "fp32 via tanh: 0.5 g (1 + tanh(g / 2)) u, rounded to bf16": to_bf16(0.5 * g * (1 + torch.tanh(g / 2)) * u),
+    }
+    lower = {
+        # PyTorch on bf16 tensors: SiLU rounded to bf16, then the product rounded again.
+        "bf16 SiLU, then bf16 product (info)": to_bf16(to_bf16(torch.nn.functional.silu(g)) * u),
+        "sigmoid rounded to bf16 (info)": to_bf16(g * to_bf16(torch.sigmoid(g)) * u),
+        "e4m3 inputs": to_bf16(e4(g) * torch.sigmoid(e4(g)) * e4(u)),
+        "e4m3 output": e4(g * torch.sigmoid(g) * u),
+    }
+    return other, lower
+
+
 # slug -> (variants, small sizes, large sizes)
 CATALOG_PLANS: dict[str, tuple[Variants, tuple[dict[str, int], ...], tuple[dict[str, int], ...]]] = {
     "transpose": (_transpose, ({"m": 257, "n": 263}, {"m": 1024, "n": 96}), ({"m": 4099, "n": 4093},)),
@@ -252,6 +272,11 @@ CATALOG_PLANS: dict[str, tuple[Variants, tuple[dict[str, int], ...], tuple[dict[
         _rmsnorm_residual,
         ({"m": 257, "n": 3}, {"m": 64, "n": 4096}, {"m": 8, "n": 20011}),
         ({"m": 512, "n": 16384},),
+    ),
+    "swiglu": (
+        _swiglu,
+        ({"m": 257, "n": 3}, {"m": 64, "n": 4096}, {"m": 5, "n": 20011}),
+        ({"m": 2048, "n": 14336},),
     ),
     "embedding_gather": (
         _embedding_gather,
