@@ -9,6 +9,7 @@ from typing import Any
 
 from django.conf import settings
 
+from gridstride.catalog import ladders
 from gridstride.lib.similarity import fingerprint, similarity
 from judge import spec as specmod
 
@@ -49,11 +50,14 @@ class Signals:
 
 
 def project_solutions(slug: str) -> list[tuple[str, str]]:
-    """The project's own correct solutions of a problem: the corpus's accepted files and the
-    reference directory's experts (what a candidate could have copied from this repository)."""
+    """The project's own correct solutions of a problem, labelled by their repository path: the
+    corpus's accepted files, the reference directory's experts and the rungs of the problem's
+    optimization ladder (docs/ladders.md: shown on the site to anyone who solved the problem or gave
+    up on it), each once: what a candidate could have copied from this repository or the site."""
     found: list[tuple[str, str]] = []
+    problems_dir = Path(settings.PROBLEMS_DIR)
     try:
-        problem = specmod.load(slug, Path(settings.PROBLEMS_DIR))
+        problem = specmod.load(slug, problems_dir)
     except specmod.ProblemError:
         return found
     for sol in problem.solutions:
@@ -62,6 +66,15 @@ def project_solutions(slug: str) -> list[tuple[str, str]]:
             found.append((f"problems/{slug}/solutions/{sol.file}", path.read_text(errors="replace")))
     for path in sorted(problem.reference_dir.glob("expert*")):
         found.append((f"reference_kernels/{slug}/{path.name}", path.read_text(errors="replace")))
+    try:
+        ladder = ladders.read_ladder(problem.directory, problems_dir.parent)
+    except ladders.LadderError:
+        ladder = None  # a broken ladder is reported by sync_problems; the files above still count
+    seen = {label for label, _ in found}
+    for rung in ladder.rungs if ladder else ():
+        if rung.path not in seen:  # a rung is often a corpus file or an expert already listed
+            seen.add(rung.path)
+            found.append((rung.path, rung.source))
     return found
 
 
