@@ -688,4 +688,4 @@ def test_the_child_is_told_the_problems_gpu_memory_limit() -> None:
     job = JudgeJob(submission_id="t", attempt=1, problem="paged_attention", language="pytorch", source=ADD, mode="test")
     spec = load("paged_attention")
     plan = make_plan(spec, job, JudgeConfig(device="cpu"))
-    assert plan.job["gpu_memory_bytes"] == spec.limits.gpu_memory_mb << 20 == 64 << 30
+    assert plan.job.gpu_memory_bytes == spec.limits.gpu_memory_mb << 20 == 64 << 30

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import random
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import torch
 
+from judge.harness.common.child_job import ShapeJob
 from judge.harness.common.seeds import fresh_seed
 from judge.harness.common.tensors import InputSample, checksum
 
@@ -25,13 +26,13 @@ class FreshSets:
     recomputes the final call's inputs from its seed.
     """
 
-    def __init__(self, runner: Runner, shape: dict[str, Any], pool: list[list[torch.Tensor]]) -> None:
+    def __init__(self, runner: Runner, shape: ShapeJob, pool: list[list[torch.Tensor]]) -> None:
         self.runner = runner
         self.shape = shape
         self.pool = pool
         self.seed_of = list(range(len(pool)))  # the seed number each set holds now
         self.used = [False] * len(pool)
-        self.next_index = len(shape["pool_seeds"])  # fresh seed numbers follow the pool's
+        self.next_index = len(shape.pool_seeds)  # fresh seed numbers follow the pool's
         self.seeds: list[int] = []  # per call, warm-up and timed
         self.attempt_from = 1  # this timing's first warm-up call ([0] is the checked call before it)
         self.timed_from = 0
@@ -41,8 +42,11 @@ class FreshSets:
         self.generator.manual_seed(random.SystemRandom().getrandbits(63))
 
     def seed(self, index: int) -> int:
-        pool_seeds = self.shape["pool_seeds"]
-        return pool_seeds[index] if index < len(pool_seeds) else fresh_seed(self.shape["fresh_key"], index)
+        pool_seeds, key = self.shape.pool_seeds, self.shape.fresh_key
+        if index < len(pool_seeds):
+            return pool_seeds[index]
+        assert key is not None  # "own" memory: every shape carries its fresh inputs' key
+        return fresh_seed(key, index)
 
     def before_call(self, index: int) -> None:
         if self.used[index]:
@@ -50,7 +54,7 @@ class FreshSets:
             # outside the timed window and before fresh values erase the evidence, on a random
             # sample of each large input (check_unchanged checksums each set's last call whole).
             self.runner.check_inputs_sampled(self.samples[index], self.pool[index])
-            made = self.runner.make_inputs(self.seed(self.next_index), self.shape["sizes"], self.shape["shapes"])
+            made = self.runner.make_inputs(self.seed(self.next_index), self.shape.sizes, self.shape.shapes)
             for target, values in zip(self.pool[index], made, strict=True):
                 target.copy_(values)
             del made
@@ -76,8 +80,6 @@ class FreshSets:
     def check_unchanged(self) -> None:
         """Every set still holds the inputs its seed gives (solve() wrote into none of them)."""
         for index, inputs in enumerate(self.pool):
-            expected = self.runner.make_inputs(
-                self.seed(self.seed_of[index]), self.shape["sizes"], self.shape["shapes"]
-            )
+            expected = self.runner.make_inputs(self.seed(self.seed_of[index]), self.shape.sizes, self.shape.shapes)
             self.runner.check_inputs_unchanged([checksum(t) for t in expected], [checksum(t) for t in inputs])
             del expected

@@ -32,7 +32,6 @@ import socket
 import sys
 import tempfile
 import traceback
-from typing import Any
 
 import torch
 
@@ -42,32 +41,33 @@ from judge.harness.child.ncu_mode import run_for_ncu
 from judge.harness.child.runner import Runner
 from judge.harness.child.warmup import warm_up
 from judge.harness.common import framing
+from judge.harness.common.child_job import ChildJob
 from judge.harness.common.errors import trim
 
 MAX_LIBRARY_BYTES = 64 << 20
 
 
-def materialize(job: dict[str, Any], library: bytearray | None) -> None:
+def materialize(job: ChildJob, library: bytearray | None) -> None:
     """Write the job's files into a private directory of this process: the submission (Triton
     reads kernel source from a real file; a CUDA library must be a file to dlopen) and the
     reference module that generates the inputs. Nothing here is read from the host."""
     directory = tempfile.mkdtemp(prefix="job-", dir=os.environ.get("TMPDIR") or "/tmp")
     paths = {}
-    if languages.get(job["language"]).compiled:
+    if languages.get(job.language).compiled:
         if library is None:
             raise RuntimeError("a job of a compiled language arrived without its library")
         paths["solution"] = os.path.join(directory, "solution.so")
         with open(paths["solution"], "wb") as fh:
             fh.write(library)
     else:
-        paths["solution"] = os.path.join(directory, job["shown_as"])
+        paths["solution"] = os.path.join(directory, job.shown_as)
         with open(paths["solution"], "w", encoding="utf-8") as fh:
-            fh.write(job["source"])
-    if "reference_source" in job:  # the input generator: only where the child makes its own inputs
+            fh.write(job.source)
+    if job.reference_source:  # the input generator: only where the child makes its own inputs
         paths["reference"] = os.path.join(directory, "gridstride_reference.py")
         with open(paths["reference"], "w", encoding="utf-8") as fh:
-            fh.write(job["reference_source"])
-    job["paths"] = paths
+            fh.write(job.reference_source)
+    job.paths = paths
 
 
 def process_age_s() -> float | None:
@@ -103,7 +103,7 @@ def main(argv: list[str] | None = None) -> int:
     regions: socket.socket | None
     if args.job_file:
         with open(args.job_file, "rb") as fh:
-            job, library = framing.read_frame(fh, max_blob=MAX_LIBRARY_BYTES)
+            raw, library = framing.read_frame(fh, max_blob=MAX_LIBRARY_BYTES)
         channel = Channel(None, None)
         regions = None  # ncu mode: the child-made inputs of GPU hosts
         # ncu writes its report to stdout; keep the submission's prints off it.
@@ -121,7 +121,7 @@ def main(argv: list[str] | None = None) -> int:
         with contextlib.suppress(Exception):
             channel.send({"kind": "warm", "warmed": warmed})
         try:
-            job, library = framing.read_frame(reader, max_blob=MAX_LIBRARY_BYTES)
+            raw, library = framing.read_frame(reader, max_blob=MAX_LIBRARY_BYTES)
         except (framing.ChannelClosed, framing.FrameError):
             os._exit(2)
     code = 0
@@ -129,8 +129,9 @@ def main(argv: list[str] | None = None) -> int:
     with contextlib.suppress(Exception):
         channel.send({"kind": "ready"})
     try:
+        job = ChildJob.from_dict(raw)
         materialize(job, library)
-        if job.get("ncu"):
+        if job.ncu:
             run_for_ncu(job, channel)
         else:
             Runner(job, channel, regions).run()

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import importlib
 import time
-from typing import Any
 
 import torch
 
@@ -13,18 +12,19 @@ from judge.harness import languages
 from judge.harness.child.channel import Channel
 from judge.harness.child.runner import Runner
 from judge.harness.child.timing import L2Flusher
+from judge.harness.common.child_job import ChildJob
 
 
-def run_for_ncu(job: dict[str, Any], channel: Channel) -> None:
+def run_for_ncu(job: ChildJob, channel: Channel) -> None:
     runner = Runner(job, channel)
-    imported = {name: importlib.import_module(name) for name in languages.get(job["language"]).child_imports}
+    imported = {name: importlib.import_module(name) for name in languages.get(job.language).child_imports}
     runner.submission.cupy = imported.get("cupy")
     runner.flusher = L2Flusher("cuda")
     runner.submission.load()
-    shape = job["benchmarks"][0]
-    inputs = runner.make_inputs(shape["pool_seeds"][0], shape["sizes"], shape["shapes"])
-    outputs = runner.make_outputs(shape["shapes"])
-    call = runner.submission.bind(inputs, outputs, [shape["sizes"][n] for n in runner.sizes_names])
+    shape = job.benchmarks[0]
+    inputs = runner.make_inputs(shape.pool_seeds[0], shape.sizes, shape.shapes)
+    outputs = runner.make_outputs(shape.shapes)
+    call = runner.submission.bind(inputs, outputs, [shape.sizes[n] for n in runner.sizes_names])
     previous = None
     began = time.monotonic()
     for _ in range(20):  # warm-up: compile and autotune outside the profiled range

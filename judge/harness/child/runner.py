@@ -22,6 +22,7 @@ from judge.harness.child.profiling import kernel_list, profiler_sanity
 from judge.harness.child.shared_inputs import SharedSets
 from judge.harness.child.submission import Submission, classify, load_module
 from judge.harness.child.timing import L2Flusher, TimingPolicy, time_calls
+from judge.harness.common.child_job import CaseJob, ChildJob, ShapeJob, TensorDecl
 from judge.harness.common.tensors import DTYPES, InputSample, checksum, poison_, sample_positions, to_bytes
 
 
@@ -50,25 +51,23 @@ def gpu_memory_over(used_bytes: int, limit_bytes: int | None, stage: str) -> dic
 
 
 class Runner:
-    def __init__(self, job: dict[str, Any], channel: Channel, regions: socket.socket | None = None) -> None:
+    def __init__(self, job: ChildJob, channel: Channel, regions: socket.socket | None = None) -> None:
         self.job = job
         self.channel = channel
-        self.device = job["device"]
-        self.inputs_spec = job["inputs"]
-        self.outputs_spec = job["outputs"]
-        self.sizes_names = job["sizes"]
+        self.device = job.device
+        self.inputs_spec = job.inputs
+        self.outputs_spec = job.outputs
+        self.sizes_names = job.sizes
         self.submission = Submission(job, channel)
         # Parent-owned memory (CPU hosts): no seed, no generator here; the parent writes inputs.
         self.shared: SharedSets | None = None
-        if job.get("memory") == "shared":
+        if job.shared:
             if regions is None:
                 raise RuntimeError("a shared-memory job needs the region socket (fd 5)")
-            self.shared = SharedSets(
-                channel.ask, regions, [t["name"] for t in job["inputs"]], [t["name"] for t in job["outputs"]]
-            )
+            self.shared = SharedSets(channel.ask, regions, [t.name for t in job.inputs], [t.name for t in job.outputs])
         else:
             self.generate: Callable[..., dict[str, torch.Tensor]] = load_module(
-                job["paths"]["reference"], "gridstride_reference"
+                job.paths["reference"], "gridstride_reference"
             ).generate_inputs
         self.guard: Guard | None = None
         self.flusher: L2Flusher | None = None
@@ -83,24 +82,23 @@ class Runner:
         made = self.generate(seed=seed, device=self.device, **sizes)
         tensors = []
         for spec in self.inputs_spec:
-            t = made[spec["name"]]
-            want = tuple(shapes[spec["name"]])
-            if tuple(t.shape) != want or t.dtype != DTYPES[spec["dtype"]] or not t.is_contiguous():
+            t = made[spec.name]
+            want = tuple(shapes[spec.name])
+            if tuple(t.shape) != want or t.dtype != DTYPES[spec.dtype] or not t.is_contiguous():
                 raise RuntimeError(
-                    f"generate_inputs gave {spec['name']} {tuple(t.shape)} {t.dtype}, expected {want} {spec['dtype']}"
+                    f"generate_inputs gave {spec.name} {tuple(t.shape)} {t.dtype}, expected {want} {spec.dtype}"
                 )
             tensors.append(t)
         return tensors
 
     def make_outputs(self, shapes: dict[str, list[int]]) -> list[torch.Tensor]:
         return [
-            torch.empty(tuple(shapes[s["name"]]), dtype=DTYPES[s["dtype"]], device=self.device)
-            for s in self.outputs_spec
+            torch.empty(tuple(shapes[s.name]), dtype=DTYPES[s.dtype], device=self.device) for s in self.outputs_spec
         ]
 
     def poison(self, outputs: list[torch.Tensor]) -> None:
         for t, spec in zip(outputs, self.outputs_spec, strict=True):
-            poison_(t, spec["dtype"])
+            poison_(t, spec.dtype)
 
     @staticmethod
     def meta(tensors: list[torch.Tensor]) -> list[tuple[Any, ...]]:
@@ -124,7 +122,7 @@ class Runner:
         before: list[tuple[Any, ...]],
         guard: bool = True,
     ) -> None:
-        names = [s["name"] for s in self.inputs_spec] + [s["name"] for s in self.outputs_spec]
+        names = [s.name for s in self.inputs_spec] + [s.name for s in self.outputs_spec]
         tensors = inputs + outputs
         for name, t, was in zip(names, tensors, before, strict=True):
             now = self.meta([t])[0]
@@ -172,7 +170,7 @@ class Runner:
             raise Stop from None
         gpu_bytes = self.gpu_memory_used(memory_mark)  # before the checks below allocate anything
         self.check_after_call(inputs, outputs, before)
-        over = gpu_memory_over(gpu_bytes, self.job.get("gpu_memory_bytes"), stage)
+        over = gpu_memory_over(gpu_bytes, self.job.gpu_memory_bytes, stage)
         if over:
             self.channel.send({"kind": "error", **over})
             raise Stop
@@ -208,16 +206,14 @@ class Runner:
         for t, spec in zip(outputs, self.outputs_spec, strict=True):
             positions = None
             if sample_phase is not None:
-                positions = sample_positions(
-                    t.numel(), t.element_size(), sample_phase, self.job["precheck_sample_bytes"]
-                )
+                positions = sample_positions(t.numel(), t.element_size(), sample_phase, self.job.precheck_sample_bytes)
             sent = t if positions is None else t.reshape(-1)[positions.to(t.device)]
-            self.channel.send({"kind": "output", **where, "name": spec["name"]}, to_bytes(sent))
+            self.channel.send({"kind": "output", **where, "name": spec.name}, to_bytes(sent))
 
     # -- stages -------------------------------------------------------------------------------
 
     def run(self) -> None:
-        language = languages.get(self.job["language"])
+        language = languages.get(self.job.language)
         if self.device == "cpu" and (language.needs_gpu or language.compiled):
             raise RuntimeError(f"{language.name} cannot run on a CPU host")
         # Imported before the guard's snapshot, so that the submission importing them is no change.
@@ -246,9 +242,9 @@ class Runner:
         if changes:
             raise Violation("global-state", "importing the submission changed global state: " + "; ".join(changes[:5]))
         self.correctness()
-        if self.job["benchmarks"] and not (self.channel.wait_go() and self.benchmarks()):
+        if self.job.benchmarks and not (self.channel.wait_go() and self.benchmarks()):
             return  # the parent said stop (a verdict is known)
-        if self.job["profile_kernels"]:
+        if self.job.profile_kernels:
             self.profile_kernels()
 
     def profile_kernels(self) -> None:
@@ -258,15 +254,16 @@ class Runner:
         seen = profiler_sanity()
         if not seen:
             raise RuntimeError("the profiler saw no kernel of a harness fill; CUPTI is not working here")
-        targets = self.job["benchmarks"] or [self.job["cases"][self.job["profile_case"]]]
+        targets: list[ShapeJob | CaseJob] = [*self.job.benchmarks] or [self.job.cases[self.job.profile_case]]
         for j, target in enumerate(targets):
             self.channel.send(
-                {"kind": "stage", "stage": "profiling", "done": j, "total": len(targets), "detail": target["name"]}
+                {"kind": "stage", "stage": "profiling", "done": j, "total": len(targets), "detail": target.name}
             )
-            seed = target["pool_seeds"][0] if "pool_seeds" in target else target["seed"]
-            inputs = self.make_inputs(seed, target["sizes"], target["shapes"])
-            outputs = self.make_outputs(target["shapes"])
-            call = self.submission.bind(inputs, outputs, [target["sizes"][n] for n in self.sizes_names])
+            seed = target.pool_seeds[0] if isinstance(target, ShapeJob) else target.seed
+            assert seed is not None  # "own" memory: every case carries its seed
+            inputs = self.make_inputs(seed, target.sizes, target.shapes)
+            outputs = self.make_outputs(target.shapes)
+            call = self.submission.bind(inputs, outputs, [target.sizes[n] for n in self.sizes_names])
             before = self.meta(inputs + outputs)
             self.poison(outputs)
             names = kernel_list(call)
@@ -278,16 +275,17 @@ class Runner:
         if self.shared is not None:
             shared_runs.correctness(self)
             return
-        cases = self.job["cases"]
+        cases = self.job.cases
         for i, case in enumerate(cases):
             self.channel.send(
-                {"kind": "stage", "stage": "testing", "done": i, "total": len(cases), "detail": case["name"]}
+                {"kind": "stage", "stage": "testing", "done": i, "total": len(cases), "detail": case.name}
             )
-            inputs = self.make_inputs(case["seed"], case["sizes"], case["shapes"])
-            outputs = self.make_outputs(case["shapes"])
+            assert case.seed is not None  # "own" memory: every case carries its seed
+            inputs = self.make_inputs(case.seed, case.sizes, case.shapes)
+            outputs = self.make_outputs(case.shapes)
             sums_before = [checksum(t) for t in inputs]
-            call = self.submission.bind(inputs, outputs, [case["sizes"][n] for n in self.sizes_names])
-            returned = self.call_checked(call, inputs, outputs, f"testing case {case['name']!r}")
+            call = self.submission.bind(inputs, outputs, [case.sizes[n] for n in self.sizes_names])
+            returned = self.call_checked(call, inputs, outputs, f"testing case {case.name!r}")
             sums_after = [checksum(t) for t in inputs]
             self.check_inputs_unchanged(sums_before, sums_after)
             self.send_outputs(outputs, {"case": i, "set": 0})
@@ -307,44 +305,44 @@ class Runner:
         for spec, modified in zip(self.inputs_spec, changed, strict=True):
             if modified:
                 raise Violation(
-                    "inputs-modified", f"input {spec['name']} was modified by solve(){when}; inputs are read-only"
+                    "inputs-modified", f"input {spec.name} was modified by solve(){when}; inputs are read-only"
                 )
 
     def pool_size(self, set_bytes: int, wanted: int) -> int:
         if self.device != "cuda":
             return min(wanted, 4)
         free, _total = torch.cuda.mem_get_info()
-        budget = self.job["pool_memory_fraction"] * free
+        budget = self.job.pool_memory_fraction * free
         return max(1, min(wanted, int(budget // max(set_bytes, 1))))
 
     def benchmarks(self) -> bool:
         """Every benchmark shape; False when the parent said stop."""
         if self.shared is not None:
             return shared_runs.benchmarks(self, self.report_failure)
-        shapes = self.job["benchmarks"]
-        policy = TimingPolicy.from_dict(self.job["policy"])
-        order_rng = random.Random(self.job["order_seed"])
+        shapes = self.job.benchmarks
+        policy = TimingPolicy.from_dict(self.job.policy)
+        order_rng = random.Random(self.job.order_seed)
         for j, shape in enumerate(shapes):
-            sizes = shape["sizes"]
+            sizes = shape.sizes
             size_args = [sizes[n] for n in self.sizes_names]
-            detail = shape["name"]
+            detail = shape.name
             self.channel.send(
                 {"kind": "stage", "stage": "benchmarking", "done": j, "total": len(shapes), "detail": detail}
             )
 
-            def tensor_bytes(specs: list[dict[str, Any]], shape: dict[str, Any] = shape) -> int:
-                return sum(DTYPES[t["dtype"]].itemsize * _count(shape["shapes"][t["name"]]) for t in specs)
+            def tensor_bytes(specs: list[TensorDecl], shape: ShapeJob = shape) -> int:
+                return sum(DTYPES[t.dtype].itemsize * _count(shape.shapes[t.name]) for t in specs)
 
             set_bytes = tensor_bytes(self.inputs_spec)
             if policy.outputs_per_set:
                 set_bytes += tensor_bytes(self.outputs_spec)
-            k = self.pool_size(set_bytes, len(shape["pool_seeds"]))
+            k = self.pool_size(set_bytes, len(shape.pool_seeds))
             pool = []
             set_outputs: list[list[torch.Tensor]] = []
-            for seed in shape["pool_seeds"][:k]:
-                pool.append(self.make_inputs(seed, sizes, shape["shapes"]))
+            for seed in shape.pool_seeds[:k]:
+                pool.append(self.make_inputs(seed, sizes, shape.shapes))
                 if policy.outputs_per_set or not set_outputs:
-                    set_outputs.append(self.make_outputs(shape["shapes"]))
+                    set_outputs.append(self.make_outputs(shape.shapes))
             if not policy.outputs_per_set:
                 set_outputs *= k  # one shared output buffer for every set
             sums0 = [checksum(t) for t in pool[0]]
@@ -361,7 +359,7 @@ class Runner:
             fresh.before_call(0)
             returned = self.call_checked(calls[0], pool[0], outputs, f"benchmark shape {detail!r}")
             self.check_inputs_unchanged(sums0, [checksum(t) for t in pool[0]])
-            self.send_outputs(outputs, {"shape": j, "set": 0}, sample_phase=shape["sample_phase"])
+            self.send_outputs(outputs, {"shape": j, "set": 0}, sample_phase=shape.sample_phase)
             self.channel.send(
                 {"kind": "checked", "shape": j, "set": 0, "checksums": sums0, "returned": returned is not None}
             )

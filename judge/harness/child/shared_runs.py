@@ -140,7 +140,7 @@ def calibrate(runner: Runner) -> None:
     used (true here: nothing of the submission is loaded yet)."""
     shared = runner.shared
     assert shared is not None
-    for j in range(len(runner.job["benchmarks"])):
+    for j in range(len(runner.job.benchmarks)):
         calibrate_shape(runner, j)
     shared.release_all()
 
@@ -177,14 +177,12 @@ def calibrate_shape(runner: Runner, j: int) -> None:
 def correctness(runner: Runner) -> None:
     shared = runner.shared
     assert shared is not None
-    cases = runner.job["cases"]
+    cases = runner.job.cases
     for i, case in enumerate(cases):
-        runner.channel.send(
-            {"kind": "stage", "stage": "testing", "done": i, "total": len(cases), "detail": case["name"]}
-        )
+        runner.channel.send({"kind": "stage", "stage": "testing", "done": i, "total": len(cases), "detail": case.name})
         key, inputs, outputs = shared.acquire({"case": i})
-        call = runner.submission.bind(inputs, outputs, [case["sizes"][n] for n in runner.sizes_names])
-        returned = runner.call_checked(call, inputs, outputs, f"testing case {case['name']!r}")
+        call = runner.submission.bind(inputs, outputs, [case.sizes[n] for n in runner.sizes_names])
+        returned = runner.call_checked(call, inputs, outputs, f"testing case {case.name!r}")
         runner.channel.send({"kind": "called", "case": i, "returned": returned is not None})
         del inputs, outputs, call
         shared.release(key)
@@ -193,9 +191,9 @@ def correctness(runner: Runner) -> None:
 def benchmarks(runner: Runner, fail: Callable[[BaseException, str], None]) -> bool:
     """Every benchmark shape; False when the parent said stop. fail(exc, stage) reports an
     exception of the submission's (then raises)."""
-    policy = TimingPolicy.from_dict(runner.job["policy"])
-    order_rng = random.Random(runner.job["order_seed"])
-    return all(ShapeRun(runner, j).run(policy, order_rng, fail) for j in range(len(runner.job["benchmarks"])))
+    policy = TimingPolicy.from_dict(runner.job.policy)
+    order_rng = random.Random(runner.job.order_seed)
+    return all(ShapeRun(runner, j).run(policy, order_rng, fail) for j in range(len(runner.job.benchmarks)))
 
 
 class ShapeRun:
@@ -206,9 +204,9 @@ class ShapeRun:
         self.runner = runner
         self.shared = runner.shared
         self.j = j
-        self.shape = runner.job["benchmarks"][j]
-        self.total = len(runner.job["benchmarks"])
-        self.sizes = [self.shape["sizes"][n] for n in runner.sizes_names]
+        self.shape = runner.job.benchmarks[j]
+        self.total = len(runner.job.benchmarks)
+        self.sizes = [self.shape.sizes[n] for n in runner.sizes_names]
         self.phase = "warmup"
         self.calls: dict[int, Bound] = {}
         self.keys: set[str] = set()
@@ -219,9 +217,9 @@ class ShapeRun:
         )
 
     def run(self, policy: TimingPolicy, order_rng: random.Random, fail: Callable[[BaseException, str], None]) -> bool:
-        runner, j, name = self.runner, self.j, self.shape["name"]
+        runner, j, name = self.runner, self.j, self.shape.name
         self.stage(name)
-        k = max(1, min(runner.job["pool_sets"], 4))
+        k = max(1, min(runner.job.pool_sets, 4))
         runner.channel.send({"kind": "pool", "shape": j, "size": k, "flush_bytes": 0})
         try:
             key, inputs, outputs = self.shared.acquire({"shape": j, "set": 0, "phase": "check"})
@@ -279,5 +277,5 @@ class ShapeRun:
 
     def started(self) -> None:
         self.phase = "timed"
-        self.stage(f"{self.shape['name']}: timing")
+        self.stage(f"{self.shape.name}: timing")
         self.runner.channel.send({"kind": "timing_start", "shape": self.j})

@@ -13,6 +13,7 @@ import torch
 from judge.harness import languages
 from judge.harness.child.channel import Channel, Stop
 from judge.harness.child.triton_interpreter import needs_gpu_in
+from judge.harness.common.child_job import ChildJob
 from judge.harness.common.errors import exception_text, syntax_error_message, trim, user_traceback
 from judge.harness.languages import LoadError
 
@@ -30,12 +31,12 @@ def load_module(path: str, name: str) -> Any:
 class Submission:
     """A loaded submission, bound per input set to a zero-argument call."""
 
-    def __init__(self, job: dict[str, Any], channel: Channel) -> None:
-        self.language = languages.get(job["language"])
-        self.path = job["paths"]["solution"]
-        self.shown_as = job["shown_as"]
-        self.names = job["signature"]
-        self.n_tensors = len(job["inputs"]) + len(job["outputs"])
+    def __init__(self, job: ChildJob, channel: Channel) -> None:
+        self.language = languages.get(job.language)
+        self.path = job.paths["solution"]
+        self.shown_as = job.shown_as
+        self.names = job.signature
+        self.n_tensors = len(job.inputs) + len(job.outputs)
         self.channel = channel
         self.fn: Any = None
         self.cupy: Any = None  # the cupy module, where the language imports it (memory accounting)

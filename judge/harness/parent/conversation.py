@@ -393,7 +393,7 @@ class Conversation:
             label = self.shape_of(header).name
         else:
             framing.header_int(header, "shape", 0, 0)
-            label = self.cases[self.plan.job["profile_case"]].name
+            label = self.cases[self.plan.job.profile_case].name
         self.kernels_seen += 1
         names = header.get("names")
         if not isinstance(names, list) or not all(
@@ -497,7 +497,7 @@ class Conversation:
         if self.wrong:
             report.ranked = False
             return
-        profiled = self.plan.job["profile_kernels"] and self.cases
+        profiled = self.plan.job.profile_kernels and self.cases
         expected_kernel_lists = (len(self.shapes) or 1) if profiled else 0
         if (
             any(r is None for r in self.case_results)

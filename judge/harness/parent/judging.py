@@ -264,7 +264,7 @@ class Judging(Conversation):
         if self.job.mode == "test":
             self.refill_pool()  # nothing is timed in a test run: the next process can start beside it
         assert self.child.job_out is not None and self.child.results_in is not None
-        if plan.job.get("memory") == "shared":
+        if plan.job.shared:
             if self.child.regions is None:
                 raise RuntimeError("the child has no region socket")
             from judge.harness.parent.shared_calls import SharedCalls
@@ -283,7 +283,7 @@ class Judging(Conversation):
         blob = library.read_bytes() if library is not None else None
         # Written from a thread: a large library fills the pipe until the child reads it.
         writer = threading.Thread(
-            target=framing.write_job_quietly, args=(self.child.job_out, plan.job, blob), daemon=True
+            target=framing.write_job_quietly, args=(self.child.job_out, plan.job.to_dict(), blob), daemon=True
         )
         writer.start()
         try:

@@ -8,7 +8,6 @@ child receives it as its job and the parent keeps the same objects to check what
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -17,6 +16,7 @@ from judge import spec as specmod
 from judge.harness import languages
 from judge.harness.child.triton_cache import SEED_ENV
 from judge.harness.common import framing
+from judge.harness.common.child_job import CaseJob, ChildJob, ShapeJob, TensorDecl
 from judge.harness.common.seeds import bench_case_key, derive_seed, fresh_key_name, fresh_seed, test_case_key
 from judge.protocol import JudgeJob
 
@@ -69,7 +69,7 @@ class ShapeState:
 class ChildPlan:
     cases: list[specmod.Case]
     shapes: list[ShapeState]
-    job: dict[str, Any]  # what the child is sent
+    job: ChildJob  # what the child is sent
     limit_seconds: float  # the mode's limit, from "ready" on
     max_blob: int  # the largest output frame the parent accepts
 
@@ -124,78 +124,41 @@ def make_plan(spec: specmod.ProblemSpec, job: JudgeJob, config: JudgeConfig) -> 
         [_outputs_bytes(spec, c.sizes) for c in cases] + [_outputs_bytes(spec, s.sizes) for s in shapes] + [0]
     )
     limit = limit_seconds(spec, job.mode, config)
-    if config.parent_memory if config.parent_memory is not None else device == "cpu":
-        shared = shared_child_job(spec, job, config, cases, shapes, policy, shapes_of)
-        return ChildPlan(cases, shapes, shared, limit, max_blob)
-    child_job = {
-        "language": job.language,
-        "device": device,
-        "source": "" if languages.get(job.language).compiled else job.source,
-        "reference_source": (spec.reference_dir / "reference.py").read_text(encoding="utf-8"),
-        "shown_as": languages.get(job.language).shown_as,
-        "signature": spec.signature(),
-        "inputs": [{"name": t.name, "dtype": t.dtype} for t in spec.inputs],
-        "outputs": [{"name": t.name, "dtype": t.dtype} for t in spec.outputs],
-        "sizes": list(spec.sizes),
-        "cases": [
-            {"name": c.name, "sizes": dict(c.sizes), "seed": test_seed(config, job, c), "shapes": shapes_of(c.sizes)}
+    language = languages.get(job.language)
+    shared = config.parent_memory if config.parent_memory is not None else device == "cpu"
+    child_job = ChildJob(
+        memory="shared" if shared else "own",
+        language=job.language,
+        device=device,
+        source="" if language.compiled else job.source,
+        shown_as=language.shown_as,
+        signature=spec.signature(),
+        inputs=[TensorDecl(t.name, t.dtype) for t in spec.inputs],
+        outputs=[TensorDecl(t.name, t.dtype) for t in spec.outputs],
+        sizes=list(spec.sizes),
+        cases=[
+            CaseJob(c.name, dict(c.sizes), shapes_of(c.sizes), None if shared else test_seed(config, job, c))
             for c in cases
         ],
-        "benchmarks": [
-            {
-                "name": s.name,
-                "sizes": s.sizes,
-                "pool_seeds": s.pool_seeds,
-                "fresh_key": s.fresh_key,
-                "sample_phase": s.sample_phase,
-                "shapes": shapes_of(s.sizes),
-            }
+        benchmarks=[
+            ShapeJob(s.name, dict(s.sizes), shapes_of(s.sizes))
+            if shared
+            else ShapeJob(s.name, dict(s.sizes), shapes_of(s.sizes), s.pool_seeds, s.fresh_key, s.sample_phase)
             for s in shapes
         ],
-        "policy": policy.as_dict(),
-        "order_seed": derive_seed(config.secret, job.seed, "order", 0),
-        "pool_memory_fraction": config.pool_memory_fraction,
-        "precheck_sample_bytes": config.precheck_sample_bytes,
-        "gpu_memory_bytes": spec.limits.gpu_memory_mb << 20,
-        "profile_kernels": device == "cuda" and languages.get(job.language).own_kernels,
+        policy=policy.as_dict(),
+        order_seed=derive_seed(config.secret, job.seed, "order", 0),
+        pool_sets=config.pool_sets,
+        pool_memory_fraction=config.pool_memory_fraction,
+        gpu_memory_bytes=spec.limits.gpu_memory_mb << 20,
+    )
+    if not shared:  # the child makes its own inputs and samples its outputs
+        child_job.reference_source = (spec.reference_dir / "reference.py").read_text(encoding="utf-8")
+        child_job.precheck_sample_bytes = config.precheck_sample_bytes
+        child_job.profile_kernels = device == "cuda" and language.own_kernels
         # In test mode the profiler looks at the largest case.
-        "profile_case": max(range(len(cases)), key=lambda i: _volume(spec, cases[i].sizes)) if cases else 0,
-    }
+        child_job.profile_case = max(range(len(cases)), key=lambda i: _volume(spec, cases[i].sizes)) if cases else 0
     return ChildPlan(cases, shapes, child_job, limit, max_blob)
-
-
-def shared_child_job(
-    spec: specmod.ProblemSpec,
-    job: JudgeJob,
-    config: JudgeConfig,
-    cases: list[specmod.Case],
-    shapes: list[ShapeState],
-    policy: Any,
-    shapes_of: Callable[[dict[str, int]], dict[str, list[int]]],
-) -> dict[str, Any]:
-    """The job of a child that computes on memory the parent owns (CPU hosts): no seed, no
-    input generator, no output sampling (the parent writes every input and reads every
-    output itself; parent/shared_calls.py)."""
-    return {
-        "memory": "shared",
-        "language": job.language,
-        "device": config.device,
-        "source": "" if languages.get(job.language).compiled else job.source,
-        "shown_as": languages.get(job.language).shown_as,
-        "signature": spec.signature(),
-        "inputs": [{"name": t.name, "dtype": t.dtype} for t in spec.inputs],
-        "outputs": [{"name": t.name, "dtype": t.dtype} for t in spec.outputs],
-        "sizes": list(spec.sizes),
-        "cases": [{"name": c.name, "sizes": dict(c.sizes), "shapes": shapes_of(c.sizes)} for c in cases],
-        "benchmarks": [{"name": s.name, "sizes": s.sizes, "shapes": shapes_of(s.sizes)} for s in shapes],
-        "policy": policy.as_dict(),
-        "pool_sets": config.pool_sets,
-        "order_seed": derive_seed(config.secret, job.seed, "order", 0),
-        "pool_memory_fraction": config.pool_memory_fraction,
-        "gpu_memory_bytes": spec.limits.gpu_memory_mb << 20,
-        "profile_kernels": False,
-        "profile_case": 0,
-    }
 
 
 def child_argv() -> list[str]:

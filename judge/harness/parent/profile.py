@@ -3,15 +3,17 @@ in a fresh sandboxed child, its kernel digest added to the report (docs/judging.
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import logging
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from judge import spec as specmod
 from judge.harness.common import framing
+from judge.harness.common.child_job import ChildJob
 from judge.harness.common.errors import trim
 from judge.harness.parent import launch, ncu
 from judge.harness.parent.plan import child_env
@@ -27,7 +29,7 @@ log = logging.getLogger("judge.harness")
 def profile(
     report: Report,
     spec: specmod.ProblemSpec,
-    child_job: dict[str, Any],
+    child_job: ChildJob,
     library: Path | None,
     config: JudgeConfig,
     progress: Callable[[str, int, int, str], None],
@@ -44,7 +46,8 @@ def profile(
         return
     report.system["ncu"] = version
     frame = io.BytesIO()
-    framing.write_frame(frame, {**child_job, "ncu": True}, library.read_bytes() if library is not None else None)
+    job = dataclasses.replace(child_job, ncu=True).to_dict()
+    framing.write_frame(frame, job, library.read_bytes() if library is not None else None)
     exit_, _ = launch.run_files(
         [*ncu.command(exe), sys.executable, "-m", "judge.harness.child", "--job-file", "{dir}/job.frame"],
         limits=launch.RunLimits(wall_seconds=spec.limits.benchmark_seconds, max_output_bytes=4 << 20),

