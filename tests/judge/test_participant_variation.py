@@ -62,6 +62,6 @@ def test_the_child_job_carries_no_participant_seed() -> None:
         seed=3, **participant(seed, [{"name": "hidden-1", "sizes": {"n": 4_099}}]),
     )  # fmt: skip
     judging = Judging(job, CPU_CONFIG, None, 0.0)  # mixes the participant seed into the job's
-    payload = json.dumps(make_plan(specmod.load("vector_add"), judging.job, CPU_CONFIG).job)
+    payload = json.dumps(make_plan(specmod.load("vector_add"), judging.job, CPU_CONFIG).job.to_dict())
     assert str(seed) not in payload and "participant" not in payload
     assert '"hidden-1"' in payload, "the hidden shape itself is run by the child"

@@ -33,12 +33,12 @@ if TYPE_CHECKING:
     from judge.harness.child.runner import Runner
 
 CALIBRATION_CALLS = 16
-CALIBRATION_BATCHES = 6
+CALIBRATION_BATCHES = 5
 CALIBRATION_SPIN_US = 200.0
 # A timing has at least this many batches before it stops on its count or its interval (two
 # before it stops on its seconds): the parent's clock checks each batch and takes a quantile
 # over them (parent/clock.py).
-MIN_BATCHES = 5
+MIN_BATCHES = 4
 
 # A call on one input set: (the call, its inputs, its outputs, their identity before any call).
 Bound = tuple[Callable[[], Any], list[torch.Tensor], list[torch.Tensor], list[Any]]

@@ -45,7 +45,7 @@ MIN_CALIBRATION_CALLS = 2  # gos (batches) per shape: the fewest a calibration o
 # Timed calls come in batches under one go (SharedCalls.batch_size): a batch takes about
 # BATCH_TARGET_US by the parent's clock, at most BATCH_MAX calls and BATCH_MAX_BYTES of regions.
 BATCH_TARGET_US = 10000.0
-BATCH_MAX = 64
+BATCH_MAX = 32
 BATCH_MAX_BYTES = 256 << 20
 # The calibration's batches are smaller: less of the parent's staging between its handshakes,
 # so they run a little faster than the timing's, which counts against the submission only.
