@@ -602,8 +602,16 @@ def cmd_worker(argv: list[str]) -> int:
 def cmd_ceilings(args: argparse.Namespace) -> int:
     config = cli_config()
     if config.device != "cuda":
-        print("no GPU on this host: machine ceilings are measured on GPU hosts only", file=sys.stderr)
-        print(json.dumps({}))
+        # The roofs a CPU host's practice runs are drawn against (never a floor: CPU runs are
+        # never ranked and get no % of speed of light; docs/judging.md section 8).
+        ceilings = config.get_ceilings()
+        if args.json:
+            print(json.dumps({**ceilings, "device": "cpu"}, indent=2))
+        else:
+            print("CPU (no GPU on this host: these roofs draw practice runs' rooflines; nothing here is ranked)")
+            print(f"  memory bandwidth  {ceilings['dram_gbps']:.1f} GB/s")
+            print(f"  bf16 matmul       {ceilings['bf16_tflops'] * 1e3:.1f} GFLOP/s")
+            print(f"  fp32 matmul       {ceilings['fp32_tflops'] * 1e3:.1f} GFLOP/s")
         return EXIT_OK
     if args.fresh and config.ceilings_cache is not None and config.ceilings_cache.exists():
         config.ceilings_cache.unlink()

@@ -167,11 +167,16 @@ def test_selftest_fails_when_a_corpus_entry_gets_another_verdict(capsys, monkeyp
     assert code == 1 and "UNEXPECTED" in out and "1 unexpected" in out
 
 
-def test_ceilings_on_a_cpu_host_say_there_is_nothing_to_measure(capsys, monkeypatch) -> None:
+def test_ceilings_on_a_cpu_host_are_the_cpus_own_roofs(capsys, monkeypatch) -> None:
+    """The same roofs the CPU worker draws practice runs against (ceilings.measure_cpu)."""
     monkeypatch.setenv("GRIDSTRIDE_JUDGE_DEVICE", "cpu")
+    assert main(["ceilings", "--json"]) == 0
+    measured = json.loads(capsys.readouterr().out)
+    assert measured["device"] == "cpu"
+    assert all(measured[k] > 0 for k in ("dram_gbps", "bf16_tflops", "fp32_tflops"))
     assert main(["ceilings"]) == 0
-    captured = capsys.readouterr()
-    assert json.loads(captured.out) == {} and "GPU hosts only" in captured.err
+    text = capsys.readouterr().out
+    assert text.startswith("CPU") and "GB/s" in text and "GFLOP/s" in text
 
 
 def test_worker_delegates_to_judge_worker(monkeypatch) -> None:
