@@ -7,6 +7,7 @@ A variant's result is a tensor (the problem's first output) or a dict of outputs
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -244,6 +245,132 @@ def _swiglu(inp: dict[str, torch.Tensor], sizes: dict[str, int]) -> tuple[Result
     return other, lower
 
 
+def _topk(inp: dict[str, torch.Tensor], sizes: dict[str, int]) -> tuple[Results, Results]:
+    x, k = inp["x"].cpu(), sizes["k"]
+    n = x.shape[1]
+    order = torch.sort(x, dim=1, descending=True, stable=True)
+    # The same keys with the index itself in the low half: among equal values the higher index wins.
+    bits = x.view(torch.int32).to(torch.int64)
+    keys = (bits ^ ((bits >> 31) & 0x7FFF_FFFF)) * (1 << 32) + torch.arange(n, dtype=torch.int64)
+    high_first = torch.topk(keys, k, dim=1).values & 0xFFFF_FFFF
+    library = torch.topk(x, k, dim=1)
+    other = {
+        "stable descending sort, first k": {"values": order.values[:, :k], "indices": order.indices[:, :k].int()},
+        "merge of per-tile top-k (tiles of 64)": _tiled_topk(x, k, 64),
+    }
+    lower = {
+        "ties to the higher index": {"values": x.gather(1, high_first), "indices": high_first.int()},
+        "torch.topk on the CPU (tie order unspecified)": {"values": library.values, "indices": library.indices.int()},
+        "values through bf16": {"values": to_bf16(order.values[:, :k]), "indices": order.indices[:, :k].int()},
+    }
+    return other, lower
+
+
+def _tiled_topk(x: torch.Tensor, k: int, tile: int) -> dict[str, torch.Tensor]:
+    """Each tile's top k (stable sort), then the candidates merged by a second stable sort on
+    (value, index): what a block-per-tile kernel with a merge step computes."""
+    cand_v, cand_i = [], []
+    for start in range(0, x.shape[1], tile):
+        part = torch.sort(x[:, start : start + tile], dim=1, descending=True, stable=True)
+        cand_v.append(part.values[:, :k])
+        cand_i.append(part.indices[:, :k] + start)
+    values, cols = torch.cat(cand_v, dim=1), torch.cat(cand_i, dim=1)
+    by_index = torch.argsort(cols, dim=1)
+    values, cols = values.gather(1, by_index), cols.gather(1, by_index)
+    merged = torch.sort(values, dim=1, descending=True, stable=True)
+    return {"values": merged.values[:, :k], "indices": cols.gather(1, merged.indices[:, :k]).int()}
+
+
+def _gelu(z: torch.Tensor) -> torch.Tensor:
+    return 0.5 * z * (1.0 + torch.erf(z * 0.7071067811865476))
+
+
+def _matmul_bias_gelu(inp: dict[str, torch.Tensor], sizes: dict[str, int]) -> tuple[Results, Results]:
+    a, b, bias = (inp[name].cpu().float() for name in ("a", "b", "bias"))
+    k = a.shape[1]
+
+    def blocked(chunk: int, acc_round: Callable[[torch.Tensor], torch.Tensor], reverse: bool = False) -> torch.Tensor:
+        acc = torch.zeros(a.shape[0], b.shape[1])
+        starts = list(range(0, k, chunk))
+        for s in reversed(starts) if reverse else starts:
+            acc = acc_round(acc + a[:, s : s + chunk] @ b[s : s + chunk])
+        return acc
+
+    ident = lambda t: t  # noqa: E731
+    e4 = lambda t: t.clamp(-448.0, 448.0).to(torch.float8_e4m3fn).float()  # noqa: E731
+    split = [a[:, s : s + k // 4 + 1] @ b[s : s + k // 4 + 1] for s in range(0, k, k // 4 + 1)]
+    z = a @ b + bias
+    tanh_form = 0.5 * z * (1.0 + torch.tanh(0.7978845608028654 * (z + 0.044715 * z * z * z)))
+    other = {
+        "fp32 accumulate (cpu gemm), erf GELU in fp32": to_bf16(_gelu(z)),
+        "fp32 k-chunks of 64, reversed": to_bf16(_gelu(blocked(64, ident, reverse=True) + bias)),
+        "fp32 split-K 4, partials summed": to_bf16(_gelu(sum(reversed(split)) + bias)),
+    }
+    lower = {
+        "e4m3 inputs, fp32 accumulate": to_bf16(_gelu(e4(a) @ e4(b) + bias)),
+        "bf16 accumulator (k-chunks of 16)": to_bf16(_gelu(blocked(16, to_bf16) + bias)),
+        "fp16 accumulator (k-chunks of 16)": to_bf16(_gelu(blocked(16, lambda t: t.half().float()) + bias)),
+        "x * sigmoid(1.702 x) for GELU": to_bf16(z * torch.sigmoid(1.702 * z)),
+        "tanh form of GELU (info)": to_bf16(tanh_form),
+        "a @ b rounded to bf16, bias and GELU in bf16 (info)": to_bf16(_gelu(to_bf16(to_bf16(a @ b) + bias))),
+    }
+    return other, lower
+
+
+def _cross_entropy(inp: dict[str, torch.Tensor], sizes: dict[str, int]) -> tuple[Results, Results]:
+    x, t = inp["logits"].cpu().float(), inp["targets"].cpu().long()
+    m = x.shape[0]
+    picked = x.gather(1, t[:, None])[:, 0]
+    top = x.max(dim=1).values
+    e = torch.exp(x - top[:, None])
+    two_pass = top + torch.log(e.sum(dim=1)) - picked
+    # One thread per row: a serial fp32 sum of the row, (max - x_t) + log(s).
+    serial = np.add.accumulate(e.numpy(), axis=1, dtype=np.float32)[:, -1]
+    per_thread = (top - picked) + torch.log(torch.from_numpy(serial.copy()))
+    # Online over tiles of 1024 with exp2; row losses added by m sequential fp32 atomics.
+    log2e = 1.4426950408889634
+    run_max = torch.full((m,), -math.inf)
+    run_sum = torch.zeros(m)
+    for start in range(0, x.shape[1], 1024):
+        tile = x[:, start : start + 1024]
+        new_max = torch.maximum(run_max, tile.max(dim=1).values)
+        scaled = torch.exp2((tile - new_max[:, None]) * log2e).sum(dim=1)
+        run_sum = run_sum * torch.exp2((run_max - new_max) * log2e) + scaled
+        run_max = new_max
+    online = run_max + torch.log(run_sum) - picked
+    lse = torch.logsumexp(x.double(), dim=1)
+    log_probs16 = to_bf16((x.double() - lse[:, None]).float())
+    bf16_sum = torch.zeros(m)
+    for start in range(0, x.shape[1], 256):
+        bf16_sum = to_bf16(bf16_sum + to_bf16(e[:, start : start + 256].sum(dim=1)))
+    # 128 lanes per row, each adding its exps one at a time in fp16 (a half-precision accumulator).
+    lanes = torch.cat([e, e.new_zeros(m, (-x.shape[1]) % 128)], dim=1).reshape(m, -1, 128).half()
+    fp16_lanes = torch.zeros(m, 128, dtype=torch.float16)
+    for j in range(lanes.shape[1]):
+        fp16_lanes = fp16_lanes + lanes[:, j]
+    fp16_sum = fp16_lanes.float().sum(dim=1)
+    gathered16 = (-log_probs16.gather(1, t[:, None]).sum() / m).reshape(1)
+    other = {
+        "fp32 two passes (max, sum of exp), fp32 mean": (two_pass.sum() / m).reshape(1),
+        "fp32 serial row sums (thread per row)": (per_thread.sum() / m).reshape(1),
+        "fp32 online tiles of 1024, exp2, sequential atomics": _sequential_mean(online),
+    }
+    lower = {
+        "fp32 loss rounded to bf16": to_bf16((two_pass.sum() / m).reshape(1)),
+        "log-probabilities rounded to bf16 before the gather": gathered16,
+        "sum of exp kept in bf16 (tiles of 256)": ((top + torch.log(bf16_sum) - picked).sum() / m).reshape(1),
+        "sum of exp in fp16 lanes (128 per row)": ((top + torch.log(fp16_sum) - picked).sum() / m).reshape(1),
+        "exp without subtracting the row maximum": ((torch.log(torch.exp(x).sum(dim=1)) - picked).sum() / m).reshape(1),
+    }
+    return other, lower
+
+
+def _sequential_mean(rows: torch.Tensor) -> torch.Tensor:
+    """Row losses divided by m and added one after another to one fp32 accumulator (atomics)."""
+    scaled = (rows / rows.numel()).numpy().astype(np.float32)
+    return torch.tensor([float(np.add.accumulate(scaled, dtype=np.float32)[-1])])
+
+
 # slug -> (variants, small sizes, large sizes)
 CATALOG_PLANS: dict[str, tuple[Variants, tuple[dict[str, int], ...], tuple[dict[str, int], ...]]] = {
     "transpose": (_transpose, ({"m": 257, "n": 263}, {"m": 1024, "n": 96}), ({"m": 4099, "n": 4093},)),
@@ -282,5 +409,20 @@ CATALOG_PLANS: dict[str, tuple[Variants, tuple[dict[str, int], ...], tuple[dict[
         _embedding_gather,
         ({"num_tokens": 1000, "vocab": 50_000, "dim": 64}, {"num_tokens": 64, "vocab": 32_000, "dim": 512}),
         ({"num_tokens": 4099, "vocab": 100_003, "dim": 1031},),
+    ),
+    "topk": (
+        _topk,
+        ({"m": 64, "n": 1000, "k": 64}, {"m": 257, "n": 33, "k": 8}, {"m": 8, "n": 20011, "k": 50}),
+        ({"m": 256, "n": 131072, "k": 64},),
+    ),
+    "matmul_bias_gelu": (
+        _matmul_bias_gelu,
+        ({"m": 3, "n": 5, "k": 7}, {"m": 192, "n": 256, "k": 1024}, {"m": 64, "n": 64, "k": 8192}),
+        ({"m": 512, "n": 512, "k": 8192},),
+    ),
+    "cross_entropy": (
+        _cross_entropy,
+        ({"m": 1, "v": 50257}, {"m": 7, "v": 4099}, {"m": 64, "v": 32000}, {"m": 1024, "v": 1000}),
+        ({"m": 4, "v": 262144}, {"m": 512, "v": 128256}),
     ),
 }
