@@ -17,6 +17,9 @@ For each problem it
 Targets: vector_add, reduction, softmax >= 85% of copy bandwidth on the largest shape;
 matmul >= 70% of torch.matmul (bf16) per shape; paged_attention >= 60% of copy bandwidth per
 shape (bytes = q + out + the K/V rows of every live token, from the actual seq_lens).
+Catalog problems named on the command line: matmul_bias_gelu >= 70% of torch.matmul at each
+shape (the GEMM alone: the epilogue should cost nothing); cross_entropy >= 80% and topk >= 50%
+of copy bandwidth on the largest shape (first figures, to be revised after a GPU run).
 
     python3 bench/expert_kernels.py --out docs/expert_kernels_h200.md      # ~3-4 minutes on an H200
 
@@ -51,12 +54,22 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from judge import spec  # noqa: E402
-from judge.harness.common.tensors import tolerance_ratio  # noqa: E402
+from judge.harness.common.tensors import poison_value, tolerance_ratio  # noqa: E402
 from judge.harness.parent.compile import FLAGS, arch_flags  # noqa: E402
 
 NVCC_FLAGS = [*FLAGS, *arch_flags("sm_90")]  # the judge's own command line for an H100/H200
-TARGETS = {"vector_add": 0.85, "reduction": 0.85, "softmax": 0.85, "matmul": 0.70, "paged_attention": 0.60}
-MEMORY_BOUND = ("vector_add", "reduction", "softmax", "paged_attention")
+TARGETS = {
+    "vector_add": 0.85,
+    "reduction": 0.85,
+    "softmax": 0.85,
+    "matmul": 0.70,
+    "paged_attention": 0.60,
+    "matmul_bias_gelu": 0.70,
+    "cross_entropy": 0.80,
+    "topk": 0.50,
+}
+MEMORY_BOUND = ("vector_add", "reduction", "softmax", "paged_attention", "cross_entropy", "topk")
+GEMMS = ("matmul", "matmul_bias_gelu")  # compared with torch.matmul of the same a and b
 
 
 # ---------------------------------------------------------------------------------------------
@@ -166,7 +179,7 @@ def run_kernel(kernel: Kernel, problem: spec.ProblemSpec, inputs: dict[str, torc
     if kernel.baseline is not None:
         return kernel.baseline(**inputs, **sizes)
     outputs = {
-        t.name: torch.full(t.concrete_shape(sizes), math.nan, dtype=getattr(torch, t.dtype), device="cuda")
+        t.name: torch.full(t.concrete_shape(sizes), poison_value(t.dtype), dtype=getattr(torch, t.dtype), device="cuda")
         for t in problem.outputs
     }
     assert kernel.solve is not None
@@ -270,7 +283,7 @@ def bench_problem(
     small = [c for c in problem.tests if not c.gpu_only]
     cases = [small[0], max(small, key=lambda c: sum(c.sizes.values())), small[len(small) // 2]]
     cases += [c for c in problem.tests if c.gpu_only]
-    target = TARGETS[problem.slug]
+    target = TARGETS.get(problem.slug)
     largest = max(problem.benchmarks, key=lambda c: problem.cost.bytes_for(c.sizes)).name
 
     for kernel in kernels:
@@ -298,7 +311,7 @@ def bench_problem(
         nbytes = actual_bytes(problem, inputs, case.sizes)
         flops = problem.cost.flops_for(case.sizes)
         torch_tflops = None
-        if problem.slug == "matmul":
+        if problem.slug in GEMMS:
             us, _ = timer.median_us(lambda: torch.matmul(inputs["a"], inputs["b"]))  # noqa: B023
             torch_tflops = flops / (us * 1e-6) / 1e12
         for kernel in kernels:
@@ -338,7 +351,7 @@ def bench_problem(
                 row.notes.append(
                     f"torch.matmul {torch_tflops:,.1f} TFLOP/s; {tflops / ceilings.matmul_tflops_8192:.0%} of the 8192^3 rate"
                 )
-            is_target_shape = problem.slug in ("matmul", "paged_attention") or case.name == largest
+            is_target_shape = problem.slug in (*GEMMS, "paged_attention") or case.name == largest
             if kernel.baseline is None and is_target_shape:
                 row.target = target
             rows.append(row)
