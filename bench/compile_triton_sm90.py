@@ -42,6 +42,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from judge import spec  # noqa: E402
+from judge.harness import source_checks  # noqa: E402
 
 TARGET = GPUTarget("cuda", 90, 32)
 COMPILED: list[tuple[str, Any]] = []
@@ -142,6 +143,13 @@ def describe(kernel: Any) -> str:
     )
 
 
+def scan_refuses(problem: spec.ProblemSpec, solution: spec.Solution) -> bool:
+    source = (problem.directory / "solutions" / solution.file).read_text(encoding="utf-8")
+    return solution.expect == "rejected" and bool(
+        source_checks.find_forbidden(source, solution.language, problem.forbidden[solution.language])
+    )
+
+
 def check_file(problem: spec.ProblemSpec, path: Path, cases: list[dict[str, int]]) -> bool:
     try:
         module = load(path)
@@ -185,7 +193,9 @@ def main(argv: list[str] | None = None) -> int:
         small = next(c.sizes for c in problem.tests if not c.gpu_only and c.name not in ("one",))
         # Experts: every benchmark shape (their configurations differ per shape). The corpus: one
         # small case and the first benchmark shape, except entries that hand the work to torch
-        # (the "rejected" cheats), which would compute a benchmark-sized result on the CPU.
+        # (the "rejected" cheats), which would compute a benchmark-sized result on the CPU, and
+        # those the judge's source scan refuses: no kernel of theirs is ever compiled (and torch
+        # may refuse the uninitialised inputs, e.g. targets out of range).
         jobs = [(problem.reference_dir / "expert_triton.py", [small] + [b.sizes for b in problem.benchmarks])]
         if not args.experts:
             jobs += [
@@ -194,7 +204,7 @@ def main(argv: list[str] | None = None) -> int:
                     [small] if s.expect == "rejected" else [small, problem.benchmarks[0].sizes],
                 )
                 for s in problem.solutions
-                if s.language == "triton" and s.expect != "compile_error"
+                if s.language == "triton" and s.expect != "compile_error" and not scan_refuses(problem, s)
             ]
         print(f"{problem.slug}:")
         for path, cases in jobs:
