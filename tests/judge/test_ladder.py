@@ -49,6 +49,7 @@ def test_every_ladder_in_the_repository_loads() -> None:
     assert {lad.slug for lad in LADDERS} >= {  # issue 18: every problem of the catalog has one
         *("transpose", "sgemm", "histogram", "vector_add", "reduction", "softmax", "matmul", "paged_attention"),
         *("embedding_gather", "prefix_sum", "matvec", "layernorm", "rmsnorm_residual"),
+        *("topk", "matmul_bias_gelu", "cross_entropy"),
     }
     for lad in LADDERS:
         assert laddermod.MIN_RUNGS <= len(lad.rungs) <= laddermod.MAX_RUNGS
