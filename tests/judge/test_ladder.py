@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import shutil
-import subprocess
 from pathlib import Path
 from types import ModuleType
 
@@ -15,8 +13,8 @@ import pytest
 from judge import ladder as laddermod
 from judge import spec as specmod
 from judge.harness import source_checks
-from judge.harness.parent import compile as compile_flags
 from judge.protocol import KernelDigest, Report, ShapeTiming
+from tests.judge.nvcc_cache import compile_outcome, nvcc_version
 
 ROOT = Path(__file__).resolve().parents[2]
 LADDERS, ERRORS = laddermod.load_all_ladders()
@@ -110,17 +108,10 @@ CUDA_RUNGS = [(s, r) for s, r in RUNGS if r.language == "cuda"]
 
 @pytest.mark.parametrize(("slug", "rung"), CUDA_RUNGS, ids=[f"{s}/{r.path.rsplit('/', 1)[-1]}" for s, r in CUDA_RUNGS])
 def test_every_cuda_rung_compiles_with_the_judges_command_line(slug: str, rung: laddermod.Rung, tmp_path: Path) -> None:
-    nvcc = shutil.which("nvcc")
-    if nvcc is None:
+    if nvcc_version() is None:
         pytest.skip("nvcc is not installed")
-    flags = [*compile_flags.FLAGS, *compile_flags.arch_flags("sm_90")]
-    result = subprocess.run(
-        [nvcc, *flags, "-o", str(tmp_path / "rung.so"), str(ROOT / rung.path)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert result.returncode == 0, result.stderr[-2000:]
+    code, log = compile_outcome(ROOT / rung.path, tmp_path)
+    assert code == 0, log[-2000:]
 
 
 def shape(name: str, median: float, speedup: float | None) -> ShapeTiming:

@@ -15,7 +15,6 @@ import re
 import shutil
 import subprocess
 import sys
-import tempfile
 import tokenize
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -28,7 +27,7 @@ import torch
 
 from judge import spec
 from judge.harness.common.tensors import poison_value, tolerance_ratio
-from judge.harness.parent import compile as compile_flags
+from tests.judge.nvcc_cache import NVCC_CACHE, compile_outcome, nvcc_version
 
 ROOT = Path(__file__).resolve().parents[2]
 # The Triton interpreter converts loaded loop bounds with int(array) (fine with numpy < 2.5).
@@ -343,36 +342,18 @@ def cuda_files() -> list[tuple[str, Path, bool]]:
     return files
 
 
-NVCC_FLAGS = [*compile_flags.FLAGS, *compile_flags.arch_flags("sm_90")]  # the judge's command line on an H100/H200
-# Outcomes are cached by (nvcc version, flags, source bytes): an unchanged file is not rebuilt,
-# any change to it or to the compiler is. The first run on a machine compiles everything.
-NVCC_CACHE = Path(tempfile.gettempdir()) / "gridstride-content-nvcc"
-
-
 @pytest.fixture(scope="module")
 def nvcc_results(tmp_path_factory: pytest.TempPathFactory) -> dict[Path, tuple[int, str]]:
-    nvcc = shutil.which("nvcc")
-    if nvcc is None:
+    if nvcc_version() is None:
         pytest.skip("nvcc is not installed")
-    version = subprocess.run([nvcc, "--version"], capture_output=True, text=True).stdout
     out_dir = tmp_path_factory.mktemp("nvcc")
-    NVCC_CACHE.mkdir(parents=True, exist_ok=True)
 
-    def build(item: tuple[int, Path]) -> tuple[Path, tuple[int, str]]:
-        index, path = item
-        key = hashlib.sha256(json.dumps([version, NVCC_FLAGS]).encode() + path.read_bytes()).hexdigest()
-        cached = NVCC_CACHE / f"{key}.json"
-        if cached.is_file():
-            code, log = json.loads(cached.read_text())
-            return path, (code, log)
-        cmd = [nvcc, *NVCC_FLAGS, "-o", str(out_dir / f"{index}.so"), str(path)]
-        result = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
-        cached.write_text(json.dumps([result.returncode, result.stderr[-4000:]]))
-        return path, (result.returncode, result.stderr[-4000:])
+    def build(path: Path) -> tuple[Path, tuple[int, str]]:
+        return path, compile_outcome(path, out_dir)
 
     paths = [path for _, path, _ in cuda_files()]
     with ThreadPoolExecutor(max_workers=4) as pool:
-        return dict(pool.map(build, enumerate(paths)))
+        return dict(pool.map(build, paths))
 
 
 @pytest.mark.parametrize(
