@@ -12,11 +12,14 @@ from typing import Any
 
 import pytest
 from assessment_fixtures import T0, make_assessment, make_org, seat
+from contest_fixtures import END, START, Clock, clock_fixture, gpus_fixture, make_contest  # noqa: F401 (fixtures)
 from django.contrib.auth.models import AbstractBaseUser
 from django.test import Client
 from gridstride.api.actions import issue_token
+from gridstride.assessments import actions as assessments
 from gridstride.catalog.actions import sync_problems
 from gridstride.catalog.models import Ladder, LadderGiveUp, Problem
+from gridstride.contests import actions as contests
 from gridstride.lib import clock
 from ladder_fixtures import RUNGS, SECRETS, SLUG, sgemm_shapes, write_ladder
 from site_fixtures import make_submission, make_user, report
@@ -209,3 +212,150 @@ def test_a_hidden_problems_ladder_is_never_served(tmp_path: Path, monkeypatch: p
     workspace = logged_in(candidate.user).get(f"/a/{assessment.public_id}/p/{SLUG}/")
     assert workspace.status_code == 200
     assert leaked(workspace.content.decode()) == [] and 'id="ladder"' not in workspace.content.decode()
+
+
+# --- closed while a contest or the viewer's assessment uses the problem --------------------------
+
+
+def contest_closed(until: str = "2026-06-01 15:00") -> str:
+    return f"The optimization ladder is closed while a contest uses this problem, until {until} UTC."
+
+
+CONTEST_CLOSED = contest_closed()  # the fixture contest's end
+
+
+def closed_everywhere(c: Client, headers: dict[str, str], message: str) -> None:
+    """The page, the fragment and the API say why and send nothing of the ladder."""
+    html = c.get(f"/problems/{SLUG}/").content.decode()
+    assert leaked(html) == [] and 'data-testid="ladder-closed"' in html and message in html
+    assert 'data-testid="ladder"' not in html and 'data-testid="give-up"' not in html
+    fragment = c.get(f"/problems/{SLUG}/ladder/")
+    assert fragment.status_code == 403 and fragment.content.decode() == message
+    api = Client().get(f"/api/problems/{SLUG}/ladder", **headers)
+    assert api.status_code == 403 and api.json() == {"detail": message}
+
+
+def give_up_refused(c: Client, headers: dict[str, str], message: str) -> None:
+    """Both give-up routes answer with the same message and record nothing."""
+    before = LadderGiveUp.objects.count()
+    page = c.post(f"/problems/{SLUG}/ladder/give-up/", {"confirm": "yes"}, follow=True)
+    assert message in page.content.decode() and leaked(page.content.decode()) == []
+    api = Client().post(
+        f"/api/problems/{SLUG}/ladder/give-up", '{"confirm": true}', content_type="application/json", **headers
+    )
+    assert api.status_code == 403 and api.json() == {"detail": message}
+    assert LadderGiveUp.objects.count() == before
+
+
+def is_open(c: Client, headers: dict[str, str]) -> bool:
+    html = c.get(f"/problems/{SLUG}/").content.decode()
+    fragment = c.get(f"/problems/{SLUG}/ladder/").status_code
+    api = Client().get(f"/api/problems/{SLUG}/ladder", **headers).status_code
+    assert ('data-testid="ladder"' in html) == (fragment == 200) == (api == 200)
+    return fragment == 200
+
+
+@pytest.mark.usefixtures("gpus")
+def test_a_running_contest_closes_the_ladder_site_wide_until_its_end(root: Path, clock: Clock) -> None:
+    creator, named, staff = make_user(), make_user(), make_user(is_staff=True)
+    contest = make_contest(creator, [sgemm()], freeze_minutes=30, organizers=[named])
+    solver, quitter, participant = make_user(), make_user(), make_user()
+    accepted(solver)
+    LadderGiveUp.objects.create(user=quitter, problem=sgemm())
+    contests.register(contest, participant)
+    users = {"solver": solver, "quitter": quitter, "participant": participant}
+    c = {who: logged_in(u) for who, u in users.items()}
+    h = {who: bearer(u) for who, u in users.items()}
+    # Before the start: as before (open to those who opened it).
+    clock.set(START - timedelta(microseconds=1))
+    assert is_open(c["solver"], h["solver"]) and is_open(c["quitter"], h["quitter"])
+    assert not is_open(c["participant"], h["participant"])
+    # From the start to just before the end, the freeze included: closed to everyone, the solver
+    # and whoever gave up included, anonymous visitors too; giving up is refused.
+    for at in (START, contest.freeze_at, END - timedelta(microseconds=1)):
+        clock.set(at)
+        for who in users:
+            closed_everywhere(c[who], h[who], CONTEST_CLOSED)
+        give_up_refused(c["participant"], h["participant"], CONTEST_CLOSED)
+        anonymous = Client().get(f"/problems/{SLUG}/").content.decode()
+        assert CONTEST_CLOSED in anonymous and leaked(anonymous) == []
+        assert Client().get(f"/problems/{SLUG}/ladder/").status_code == 403
+    # Solving it during the contest (any accepted run) does not open it before the end either.
+    accepted(participant)
+    closed_everywhere(c["participant"], h["participant"], CONTEST_CLOSED)
+    # The contest's organizers (its creator, the named ones, staff) are not shut out; their own
+    # give-up is taken as usual.
+    for organizer in (creator, named, staff):
+        oc, oh = logged_in(organizer), bearer(organizer)
+        assert not is_open(oc, oh)
+        assert 'data-testid="ladder-locked"' in oc.get(f"/problems/{SLUG}/").content.decode()
+        assert oc.post(f"/problems/{SLUG}/ladder/give-up/", {"confirm": "yes"}).status_code == 302
+        assert is_open(oc, oh)
+    # At the end it opens again for those who had opened it, and may be opened then.
+    clock.set(END)
+    for who in users:
+        assert is_open(c[who], h[who]), who
+    latecomer = make_user()
+    assert logged_in(latecomer).post(f"/problems/{SLUG}/ladder/give-up/", {"confirm": "yes"}).status_code == 302
+    assert is_open(logged_in(latecomer), bearer(latecomer))
+
+
+@pytest.mark.usefixtures("gpus")
+def test_only_a_running_contest_that_includes_the_problem_closes_it(root: Path, clock: Clock) -> None:
+    user = make_user()
+    accepted(user)
+    other = without_ladder(root)
+    later = make_contest(make_user(), [sgemm()], slug="later", starts_at=END, ends_at=END + timedelta(hours=1))
+    make_contest(make_user(), [Problem.objects.get(slug=other)], slug="elsewhere")
+    c, h = logged_in(user), bearer(user)
+    clock.set(START + timedelta(minutes=5))
+    assert is_open(c, h)  # "elsewhere" runs, but on another problem; "later" has not started
+    # Two running contests: the latest end is the one given; the organizer of one is still shut
+    # out by the other.
+    clock.set(END + timedelta(minutes=1))
+    make_contest(make_user(), [sgemm()], slug="overlap", starts_at=END, ends_at=END + timedelta(hours=2))
+    closed_everywhere(c, h, contest_closed("2026-06-01 17:00"))
+    organizer = logged_in(later.created_by)
+    assert organizer.get(f"/problems/{SLUG}/ladder/").content.decode() == contest_closed("2026-06-01 17:00")
+
+
+def test_an_assessment_hides_the_ladder_from_its_candidate_only_during_their_session(root: Path, clock: Clock) -> None:
+    org, owner = make_org()
+    assessment = make_assessment(org, owner, slugs=(SLUG,), closes_at=T0 + timedelta(days=14))
+    clock.set(T0 - timedelta(minutes=20))
+    candidate = seat(assessment, start_at=None)  # accepted the invitation, not started yet
+    user, other = candidate.user, make_user()
+    LadderGiveUp.objects.create(user=user, problem=sgemm())
+    accepted(other)
+    c, h = logged_in(user), bearer(user)
+    waiting = "The optimization ladder is closed while your assessment uses this problem, until your session ends."
+    closed_everywhere(c, h, waiting)
+    # Started: closed until their deadline (60 minutes), giving up refused alike.
+    candidate = assessments.start(candidate, T0)
+    clock.set(T0 + timedelta(minutes=30))
+    running = "The optimization ladder is closed while your assessment uses this problem, until 2026-12-01 13:00 UTC."
+    closed_everywhere(c, h, running)
+    give_up_refused(c, h, running)
+    # Not site-wide: anyone else (the team's owner included) sees it as usual.
+    assert is_open(logged_in(other), bearer(other))
+    assert 'data-testid="ladder-locked"' in logged_in(owner).get(f"/problems/{SLUG}/").content.decode()
+    # At the deadline the session is over: open again.
+    clock.set(T0 + timedelta(minutes=60))
+    assert is_open(c, h)
+
+
+def test_a_finished_or_never_started_seat_no_longer_hides_it(root: Path, clock: Clock) -> None:
+    org, owner = make_org()
+    assessment = make_assessment(org, owner, slugs=(SLUG,), closes_at=T0 + timedelta(hours=2))
+    clock.set(T0 + timedelta(minutes=10))
+    done, idle = seat(assessment), seat(assessment, start_at=None)
+    for candidate in (done, idle):
+        LadderGiveUp.objects.create(user=candidate.user, problem=sgemm())
+    assert not is_open(logged_in(done.user), bearer(done.user))
+    assessments.finish(done, "early", T0 + timedelta(minutes=10))
+    assert is_open(logged_in(done.user), bearer(done.user))
+    # A seat never started stays live until the last start, then no longer closes anything.
+    clock.set(T0 + timedelta(hours=2) - timedelta(microseconds=1))
+    assert not is_open(logged_in(idle.user), bearer(idle.user))
+    clock.set(T0 + timedelta(hours=2))
+    assert is_open(logged_in(idle.user), bearer(idle.user))

@@ -50,8 +50,9 @@ PAGES = {
     # page: exact queries for a logged-in viewer (session + user are 2 of them)
     "/": 5,
     # session, user, problem, recent runs, the viewer's drafts of the problem; its ladder, open to
-    # the viewer (an accepted run): whether it is open, its rungs, the viewer's best run (2)
-    "/problems/softmax/": 9,
+    # the viewer (an accepted run): whether a running contest or the viewer's assessment closes it
+    # (2), whether it is open, its rungs, the viewer's best run (2)
+    "/problems/softmax/": 11,
     # session, user, problem, GPU list, top entries, total, the viewer's row, its rank, the row above
     "/leaderboards/softmax/?gpu=h200": 9,
     # (the viewer has no entry on these two: no query for their row)

@@ -16,6 +16,7 @@ from gridstride.api import schemas
 from gridstride.api.auth import TokenAuth, optional_user
 from gridstride.catalog.actions import give_up_ladder
 from gridstride.catalog.ladder_access import ladder_of, opened_by
+from gridstride.catalog.ladder_lock import closed_reason
 from gridstride.catalog.models import Ladder, Problem
 from gridstride.catalog.ordering import in_learning_order
 from gridstride.leaderboards import queries as boards
@@ -121,7 +122,8 @@ def _no_ladder(slug: str) -> tuple[int, dict[str, str]]:
     tags=["problems"],
     summary="A problem's optimization ladder, once you solved the problem or gave up",
     description="403 until you have an accepted submission on the problem or confirmed giving up "
-    "(POST .../ladder/give-up); 404 for a problem without a ladder.",
+    "(POST .../ladder/give-up), and while a contest or your assessment uses the problem (the detail "
+    "says until when); 404 for a problem without a ladder.",
 )
 def problem_ladder(request: HttpRequest, slug: str) -> Any:
     found = _ladder_problem(slug)
@@ -129,6 +131,9 @@ def problem_ladder(request: HttpRequest, slug: str) -> Any:
         return _no_ladder(slug)
     problem, stored = found
     user = request.auth  # type: ignore[attr-defined]
+    closed = closed_reason(problem, user)
+    if closed:
+        return 403, {"detail": closed}
     opened = opened_by(problem, user)
     if not opened:
         return 403, {
@@ -141,18 +146,22 @@ def problem_ladder(request: HttpRequest, slug: str) -> Any:
 @api.post(
     "/problems/{slug}/ladder/give-up",
     auth=token_auth,
-    response={200: schemas.LadderOut, 400: schemas.Error, 404: schemas.Error},
+    response={200: schemas.LadderOut, 400: schemas.Error, 403: schemas.Error, 404: schemas.Error},
     tags=["problems"],
     summary="Open a problem's ladder before solving it (recorded; needs confirm: true)",
+    description="403, with nothing recorded, while a contest or your assessment uses the problem.",
 )
 def give_up(request: HttpRequest, slug: str, payload: schemas.GiveUpIn) -> Any:
     found = _ladder_problem(slug)
     if found is None:
         return _no_ladder(slug)
-    if not payload.confirm:
-        return 400, {"detail": 'Send {"confirm": true} to open the ladder before solving the problem (it is recorded).'}
     problem, stored = found
     user = request.auth  # type: ignore[attr-defined]
+    closed = closed_reason(problem, user)
+    if closed:
+        return 403, {"detail": closed}
+    if not payload.confirm:
+        return 400, {"detail": 'Send {"confirm": true} to open the ladder before solving the problem (it is recorded).'}
     give_up_ladder(user, problem)
     opened = opened_by(problem, user) or ""
     return ladder_pages.as_api(ladder_pages.build(problem, stored, user, opened))

@@ -17,6 +17,7 @@ from django.views.decorators.http import require_GET, require_POST
 from gridstride.accounts.queries import problem_stats
 from gridstride.catalog.actions import give_up_ladder
 from gridstride.catalog.ladder_access import ladder_of, opened_by
+from gridstride.catalog.ladder_lock import closed_reason
 from gridstride.catalog.models import Ladder, Problem, ProblemVersion
 from gridstride.leaderboards.models import ALL_LANGUAGES, BestRun
 from gridstride.lib.markdown import render_markdown
@@ -264,9 +265,12 @@ def problem_detail(request: HttpRequest, slug: str) -> HttpResponse:
     }
     stored = ladder_of(problem)
     if stored is not None:
-        # Nothing of the ladder is in the context until it is open to this viewer.
-        opened = opened_by(problem, request.user)
+        # Nothing of the ladder is in the context until it is open to this viewer, and nothing while
+        # a contest or the viewer's assessment uses the problem (catalog/ladder_lock.py).
+        closed = closed_reason(problem, request.user)
+        opened = None if closed else opened_by(problem, request.user)
         context["has_ladder"] = True
+        context["ladder_closed"] = closed
         context["ladder"] = ladder_pages.build(problem, stored, request.user, opened) if opened else None
         workspace["ladderUrl"] = reverse("catalog:ladder", args=[problem.slug])
     return render(request, "catalog/problem_detail.html", context)
@@ -285,10 +289,12 @@ def _ladder_problem(slug: str) -> tuple[Problem, Ladder]:
 def ladder(request: HttpRequest, slug: str) -> HttpResponse:
     """The opened ladder alone, for the problem page to show once a run is accepted; 403 before."""
     problem, stored = _ladder_problem(slug)
-    opened = opened_by(problem, request.user)
+    closed = closed_reason(problem, request.user)
+    opened = None if closed else opened_by(problem, request.user)
     if not opened:
         return HttpResponse(
-            "The optimization ladder opens after an accepted submission on this problem, "
+            closed
+            or "The optimization ladder opens after an accepted submission on this problem, "
             "or once you choose to see it on the problem page.",
             status=403,
             content_type="text/plain; charset=utf-8",
@@ -305,6 +311,11 @@ def ladder_give_up(request: HttpRequest, slug: str) -> HttpResponse:
     """Open the ladder before solving: only with the form's confirmation, recorded per user and problem."""
     problem, _ = _ladder_problem(slug)
     target = reverse("catalog:problem_detail", args=[problem.slug])
+    closed = closed_reason(problem, request.user)
+    if closed:
+        # Refused, and nothing recorded: the choice is made once the ladder could be shown.
+        messages.error(request, closed)
+        return redirect(target + "#ladder")
     if request.POST.get("confirm") != "yes":
         messages.error(request, "Tick the box to confirm that you want to see the ladder now.")
         return redirect(target + "#ladder")
