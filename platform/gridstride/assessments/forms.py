@@ -8,6 +8,7 @@ from django import forms
 from django.conf import settings
 
 from gridstride.assessments.actions import MAX_EXTRA_PCT
+from gridstride.catalog import picker
 from gridstride.catalog.models import Problem
 from gridstride.submissions.models import Language
 
@@ -28,7 +29,7 @@ class AssessmentForm(forms.Form):
     title = forms.CharField(max_length=200)
     problems = forms.ModelMultipleChoiceField(
         queryset=Problem.objects.none(),
-        widget=forms.CheckboxSelectMultiple,
+        widget=picker.ProblemPicker,
         help_text="Hidden problems are never shown publicly: candidates cannot have practised them.",
     )
     languages = forms.MultipleChoiceField(
@@ -52,12 +53,14 @@ class AssessmentForm(forms.Form):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["problems"].queryset = Problem.objects.filter(is_active=True).order_by("is_hidden", "order", "slug")  # type: ignore[attr-defined]
-        self.fields["problems"].label_from_instance = lambda p: (  # type: ignore[attr-defined]
-            f"{p.title} ({p.difficulty}{', hidden' if p.is_hidden else ''})"
-        )  # type: ignore[attr-defined]
+        picker.offer(self.fields["problems"])
         gpus = [settings.JUDGE_DEFAULT_GPU, *[g for g in settings.JUDGE_GPU_MODELS if g != settings.JUDGE_DEFAULT_GPU]]
         self.fields["gpu_model"].choices = [(g, "CPU (testing only)" if g == "cpu" else g.upper()) for g in gpus]  # type: ignore[attr-defined]
+
+    public_warning = picker.ASSESSMENT_WARNING
+
+    def public_chosen(self) -> list[Problem]:
+        return picker.public_chosen(self["problems"])
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}

@@ -18,6 +18,7 @@ from django.urls import reverse
 
 from gridstride.assessments import access, actions, forms, report
 from gridstride.assessments.models import Membership, Role
+from gridstride.catalog import picker
 from gridstride.lib import clock
 from gridstride.lib.markdown import render_markdown
 from gridstride.pages import reports as report_pages
@@ -108,6 +109,9 @@ def _edit(request: HttpRequest, slug: str, public_id: UUID | None) -> HttpRespon
         except actions.AssessmentError as exc:
             form.add_error(None, exc.message)
         else:
+            public = [p.slug for p in problems if not p.is_hidden]
+            if public:
+                messages.warning(request, f"Public problems: {', '.join(public)}. {picker.ASSESSMENT_WARNING}")
             return redirect(_assessment_url(slug, assessment.public_id))
     return render(request, "assessments/assessment_form.html", {"org": org, "form": form, "assessment": assessment})
 

@@ -8,6 +8,7 @@ from django import forms
 from django.conf import settings
 from django.contrib.auth import get_user_model
 
+from gridstride.catalog import picker
 from gridstride.catalog.models import Problem
 from gridstride.contests import scoring
 from gridstride.contests.models import Registration
@@ -30,7 +31,7 @@ class ContestForm(forms.Form):
     freeze_minutes = forms.IntegerField(
         min_value=0, initial=0, label="Freeze (minutes before the end)", help_text="0: the board never freezes."
     )
-    problems = forms.ModelMultipleChoiceField(queryset=Problem.objects.none(), widget=forms.CheckboxSelectMultiple)
+    problems = forms.ModelMultipleChoiceField(queryset=Problem.objects.none(), widget=picker.ProblemPicker)
     gpu_models = forms.MultipleChoiceField(choices=(), widget=forms.CheckboxSelectMultiple, label="GPU models")
     languages = forms.MultipleChoiceField(
         choices=Language.choices,
@@ -59,9 +60,14 @@ class ContestForm(forms.Form):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         # Hidden problems are offered too: a contest is where they are meant to be used.
-        self.fields["problems"].queryset = Problem.objects.filter(is_active=True).order_by("order", "slug")  # type: ignore[attr-defined]
+        picker.offer(self.fields["problems"])
         self.fields["gpu_models"].choices = gpu_model_choices()  # type: ignore[attr-defined]
         self.fields["scoring"].choices = scoring.choices()  # type: ignore[attr-defined]
+
+    public_warning = picker.CONTEST_WARNING
+
+    def public_chosen(self) -> list[Problem]:
+        return picker.public_chosen(self["problems"])
 
     def clean_organizers(self) -> list[Any]:
         names = [n.strip() for n in self.cleaned_data.get("organizers", "").split(",") if n.strip()]

@@ -14,6 +14,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
+from gridstride.catalog import picker
 from gridstride.catalog.models import Problem
 from gridstride.catalog.views import LANGUAGE_NAMES, _benchmark_rows, statement_html
 from gridstride.contests import actions, board, scoring
@@ -77,6 +78,9 @@ def create(request: HttpRequest) -> HttpResponse:
             form.add_error(None, exc.message)
         else:
             messages.success(request, f"{contest.title} is set up.")
+            public = [p.slug for p in d["problems"] if not p.is_hidden]
+            if public:
+                messages.warning(request, f"Public problems: {', '.join(public)}. {picker.CONTEST_WARNING}")
             return redirect("contests:detail", slug=contest.slug)
     return render(request, "contests/create.html", {"form": form, "formats": list(scoring.FORMATS.values())})
 
@@ -480,7 +484,9 @@ def edit(request: HttpRequest, slug: str) -> HttpResponse:
         else:
             messages.success(request, "Saved.")
             return redirect("contests:detail", slug=slug)
-    return render(request, "contests/edit.html", {"contest": contest, "form": form})
+    public = [cp.problem for cp in contest.contest_problems.select_related("problem") if not cp.problem.is_hidden]
+    context = {"contest": contest, "form": form, "public_problems": public, "public_warning": picker.CONTEST_WARNING}
+    return render(request, "contests/edit.html", context)
 
 
 @login_required
