@@ -1,18 +1,22 @@
 #!/usr/bin/env bash
 # The GPU batch: everything that needs the H200, in one call, logs under $OUT (or ./artifacts/gpu).
 # Usage on the GPU host, from the repository root: bench/gpu_suite.sh [step ...]
-# Steps: info validate ceilings judge_tests paths sandbox_tests sandbox_gpu experts corpus corpus_a corpus_b corpus_c cuda_experts selftest repeat_ab
+# Steps: info validate ceilings starters judge_tests paths sandbox_tests sandbox_gpu experts corpus corpus_a corpus_b corpus_c cuda_experts selftest repeat_ab
 #        precision_a precision_b precision_c overhead pipeline child_start side_stream compile_probe check_probe input_check_probe method
 # Every judging pays the next sandboxed process's start-up (~7.5 s on the H200) when judged back
 # to back, so budget ~10-20 s per judging: paths ~400 s, corpus_a (29 entries) ~380 s,
 # corpus_b (28) ~350 s, corpus_c (13) ~180 s (2026-11-30: 8-31 s per entry),
 # experts ~180 s, pipeline (PIPELINE_RUNS=3) ~150 s, precision ~200 s per problem.
-# What issue 3 still needs on the H200 (as of 2026-12-01, after the drain threshold moved to 200 us
-# and shapes are timed twice before a hidden-work rejection), in three calls:
-#   PATHS_K="drain_check or side_stream" PATHS_LIMIT=150 PRECISION_PROBLEMS="reduction paged_attention" PRECISION_LIMIT=420 bench/gpu_suite.sh paths precision_only
-#   PRECISION_PROBLEMS="matmul vector_add softmax" PRECISION_LIMIT=580 bench/gpu_suite.sh precision_only
-#   bench/gpu_suite.sh corpus_a   (then corpus_b, corpus_c: the corpus has not run under the current judge)
-# Copy $OUT/bench_results/precision.json back to bench/results/ and run bench/precision.py --print.
+# What the open issues still need on the H200 (2026-12-02; the last session had no device time
+# left), about 30 minutes in four calls of under 10 minutes each:
+#   1. CATALOG_PROBLEMS="topk matmul_bias_gelu cross_entropy swiglu" bench/gpu_catalog_new.sh
+#      (the new problems' corpora and experts; add the issue-19 problems that have landed)
+#   2. bench/gpu_suite.sh starters   (every problem's four *_starter_completed files, issue 22)
+#   3. python3 bench/ladder.py --quick --json $OUT/ladders_a.json <first half of the slugs>, then
+#      the second half in a 4th call (issue 18's ladder table: bench/ladder.py --from-json here)
+#   4. PIPELINE_RUNS=3 bench/gpu_suite.sh pipeline   (issue 15's burst, bench/pipeline_gpu.py)
+# The GPU trust boundary of issue 14 (parent allocations through CUDA IPC, the GPU-side gate) is
+# not built yet: its candidates are measured in docs/benchmarks.md ("Candidates for the GPU").
 set -uo pipefail
 export PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1
 OUT=${OUT:-artifacts/gpu}; mkdir -p "$OUT"
@@ -36,6 +40,8 @@ for s in "${steps[@]}"; do
     corpus_a) step corpus_a "${CORPUS_LIMIT:-450}" python3 -m judge selftest --quick --time-cap 20 reduction softmax ;;
     corpus_b) step corpus_b "${CORPUS_LIMIT:-400}" python3 -m judge selftest --quick --time-cap 20 matmul paged_attention ;;
     # Only the two CUDA experts, through the judge (sandbox, profiler kernel list): ~60-100 s.
+    # Every problem's starters completed as their TODOs say (issue 22): ~60 judgings.
+    starters) step starters "${STARTERS_LIMIT:-560}" python3 -m judge selftest --quick --time-cap 20 --only _starter_completed ;;
     cuda_experts) step cuda_experts 140 python3 -m judge selftest --quick --time-cap 20 --only expert_cuda matmul paged_attention ;;
     corpus_c) step corpus_c "${CORPUS_LIMIT:-250}" python3 -m judge selftest --quick --time-cap 20 vector_add ;;
     sandbox_tests) step sandbox_tests 300 python3 -m pytest -c pytest-judge.ini tests/sandbox -q --timeout 120 ;;
