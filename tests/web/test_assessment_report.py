@@ -78,7 +78,7 @@ def test_the_report_shows_the_best_run_with_its_hidden_shapes_timeline_playback_
     assert '<td class="num">720.0 s</td>' in page, "time to first correct: 12 minutes after the start"
     assert page.count('class="tl-dot') == 4
     assert 'data-testid="playback"' in page and "return 1" in page
-    assert "900 characters" in page and "1 time" in page
+    assert "minute 9: 900 characters" in page and "1 time" in page
     assert "similar to the project" in page and "triton_ok.py" in page
     assert "hidden-work" in page
 

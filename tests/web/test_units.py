@@ -103,3 +103,11 @@ def test_sizes_and_amounts_carry_units() -> None:
     assert units.bytes_size(1536) == "1.50 KiB"
     assert units.scalar(float("nan")) == "nan" and units.scalar("inf") == "inf"
     assert units.sig(999.96, 4) == "1,000"
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [(42113.4, "11:41:53"), (3600, "1:00:00"), (245, "4:05"), (59.6, "1:00"), (0, "0:00"), (-3, "0:00"), (None, "—")],
+)
+def test_time_left_reads_as_a_clock_like_the_countdown(value: float | None, text: str) -> None:
+    assert units.clock(value) == text

@@ -238,7 +238,12 @@ def signals(candidate: Candidate, summary: Summary) -> integrity.Signals:
         if event.kind == EventKind.PASTE and event.chars >= integrity.LARGE_PASTE_CHARS:
             offset = (event.at - candidate.started_at).total_seconds() if candidate.started_at else 0.0
             found.pastes.append(
-                {"t": round(offset, 1), "chars": event.chars, "problem": event.problem.slug if event.problem else ""}
+                {
+                    "t": round(offset, 1),  # seconds since the start, as the API has always carried it
+                    "minute": round(offset / 60, 1),
+                    "chars": event.chars,
+                    "problem": event.problem.slug if event.problem else "",
+                }
             )
         elif event.kind == EventKind.AWAY:
             found.away_count += 1

@@ -52,6 +52,17 @@ def seconds(value: float | None) -> str:
     return f"{value:.1f} s"
 
 
+def clock(value: float | None) -> str:
+    """Time left as a clock reads it: 11:46:25, 4:05 (the assessment page's countdown does the same)."""
+    if not _finite(value):
+        return DASH
+    assert value is not None
+    total = max(0, round(value))
+    hours, rest = divmod(total, 3600)
+    minutes, secs = divmod(rest, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
+
+
 def _decimal(value: float, unit: str, digits: int = 3) -> str:
     """Decimal SI prefixes from k to P, the value kept at 1..999."""
     for scale, prefix in _PREFIXES:

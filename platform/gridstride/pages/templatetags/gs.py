@@ -12,6 +12,7 @@ register = template.Library()
 
 register.filter("us", units.duration_us)
 register.filter("seconds", units.seconds)
+register.filter("clock", units.clock)
 register.filter("gbps", units.bandwidth_gbps)
 register.filter("pct", units.percent)
 register.filter("factor", units.factor)
