@@ -39,6 +39,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from bench.calibration_catalog import CATALOG_PLANS  # noqa: E402
+from bench.calibration_inference import INFERENCE_PLANS  # noqa: E402
 from judge import spec  # noqa: E402  (stdlib-only loader)
 from judge.harness.common.tensors import tolerance_ratio  # noqa: E402
 
@@ -284,6 +285,7 @@ PLANS: dict[str, Plan] = {
     ),
 }
 PLANS.update({slug: Plan(*plan) for slug, plan in CATALOG_PLANS.items()})
+PLANS.update({slug: Plan(*plan) for slug, plan in INFERENCE_PLANS.items()})
 
 
 def load_reference(slug: str) -> ModuleType:
