@@ -426,3 +426,9 @@ CATALOG_PLANS: dict[str, tuple[Variants, tuple[dict[str, int], ...], tuple[dict[
         ({"m": 4, "v": 262144}, {"m": 512, "v": 128256}),
     ),
 }
+
+# Part 2 of the catalog (issue 19): flash_attention, decode_gemm and moe_routing live in a module
+# of their own (imported last: it needs nothing from this one).
+from bench.calibration_attention_gemm_routing import PLANS as _ATTENTION_GEMM_ROUTING  # noqa: E402
+
+CATALOG_PLANS.update(_ATTENTION_GEMM_ROUTING)
