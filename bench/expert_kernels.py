@@ -19,7 +19,10 @@ matmul >= 70% of torch.matmul (bf16) per shape; paged_attention >= 60% of copy b
 shape (bytes = q + out + the K/V rows of every live token, from the actual seq_lens).
 Catalog problems named on the command line: matmul_bias_gelu >= 70% of torch.matmul at each
 shape (the GEMM alone: the epilogue should cost nothing); cross_entropy >= 80% and topk >= 50%
-of copy bandwidth on the largest shape (first figures, to be revised after a GPU run).
+of copy bandwidth on the largest shape (first figures, to be revised after a GPU run). Issue 19:
+flash_attention >= 50% of torch's scaled_dot_product_attention at each shape (the library's fused
+attention on the same q, k, v); decode_gemm >= 75% and moe_routing >= 40% of copy bandwidth on the
+largest shape (first figures as well).
 
     python3 bench/expert_kernels.py --out docs/expert_kernels_h200.md      # ~3-4 minutes on an H200
 
@@ -67,9 +70,16 @@ TARGETS = {
     "matmul_bias_gelu": 0.70,
     "cross_entropy": 0.80,
     "topk": 0.50,
+    "flash_attention": 0.50,
+    "decode_gemm": 0.75,
+    "moe_routing": 0.40,
 }
-MEMORY_BOUND = ("vector_add", "reduction", "softmax", "paged_attention", "cross_entropy", "topk")
+MEMORY_BOUND = (
+    *("vector_add", "reduction", "softmax", "paged_attention", "cross_entropy", "topk"),
+    *("decode_gemm", "moe_routing"),
+)
 GEMMS = ("matmul", "matmul_bias_gelu")  # compared with torch.matmul of the same a and b
+ATTENTION = ("flash_attention",)  # compared with torch's scaled_dot_product_attention on the same q, k, v
 
 
 # ---------------------------------------------------------------------------------------------
@@ -314,6 +324,11 @@ def bench_problem(
         if problem.slug in GEMMS:
             us, _ = timer.median_us(lambda: torch.matmul(inputs["a"], inputs["b"]))  # noqa: B023
             torch_tflops = flops / (us * 1e-6) / 1e12
+        elif problem.slug in ATTENTION:
+            causal = case.sizes["mask_mode"] == 2
+            sdpa = torch.nn.functional.scaled_dot_product_attention
+            us, _ = timer.median_us(lambda: sdpa(inputs["q"], inputs["k"], inputs["v"], is_causal=causal))  # noqa: B023
+            torch_tflops = flops / (us * 1e-6) / 1e12
         for kernel in kernels:
             if kernel.error:
                 continue
@@ -348,10 +363,11 @@ def bench_problem(
                 tflops = flops / (us * 1e-6) / 1e12
                 row.rate = f"{tflops:,.1f} TFLOP/s"
                 row.sol = tflops / torch_tflops if torch_tflops else None
+                library = "torch SDPA" if problem.slug in ATTENTION else "torch.matmul"
                 row.notes.append(
-                    f"torch.matmul {torch_tflops:,.1f} TFLOP/s; {tflops / ceilings.matmul_tflops_8192:.0%} of the 8192^3 rate"
+                    f"{library} {torch_tflops or 0:,.1f} TFLOP/s; {tflops / ceilings.matmul_tflops_8192:.0%} of the 8192^3 rate"
                 )
-            is_target_shape = problem.slug in (*GEMMS, "paged_attention") or case.name == largest
+            is_target_shape = problem.slug in (*GEMMS, *ATTENTION, "paged_attention") or case.name == largest
             if kernel.baseline is None and is_target_shape:
                 row.target = target
             rows.append(row)
@@ -369,7 +385,8 @@ def render(rows: list[Row], ceilings: Ceilings, header: list[str]) -> str:
         "",
         f"Ceilings measured here: copy {ceilings.copy_gbps:,.0f} GB/s (read + write of 2 GiB); "
         f"bf16 torch.matmul 8192^3 {ceilings.matmul_tflops_8192:,.0f} TFLOP/s.",
-        "% SOL: memory-bound problems against the copy bandwidth; matmul against torch.matmul at the same shape.",
+        "% SOL: memory-bound problems against the copy bandwidth; GEMMs against torch.matmul and flash_attention "
+        "against torch's scaled_dot_product_attention at the same shape.",
         "",
         "| problem | shape | kernel | correct | median us | rate | % SOL | target | met | notes |",
         "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",

@@ -10,7 +10,8 @@
 # What the open issues still need on the H200 (2026-12-02; the last session had no device time
 # left), about 30 minutes in four calls of under 10 minutes each:
 #   1. CATALOG_PROBLEMS="topk matmul_bias_gelu cross_entropy swiglu" bench/gpu_catalog_new.sh
-#      (the new problems' corpora and experts; add the issue-19 problems that have landed)
+#      (the new problems' corpora and experts), then issue 19's flash_attention, decode_gemm and
+#      moe_routing, one call each (bench/gpu_catalog_new.sh's header)
 #   2. bench/gpu_suite.sh starters   (every problem's four *_starter_completed files, issue 22)
 #   3. python3 bench/ladder.py --quick --json $OUT/ladders_a.json <first half of the slugs>, then
 #      the second half in a 4th call (issue 18's ladder table: bench/ladder.py --from-json here)
