@@ -190,7 +190,8 @@ def _moe_routing(inp: dict[str, torch.Tensor], sizes: dict[str, int]) -> tuple[R
         "exp rounded to bf16": weights(to_bf16(torch.from_numpy(e)).numpy() / _serial_sum(e)),
         "exp in fp16": weights(e.astype(np.float16).astype(np.float32) / _serial_sum(e)),
         "bf16 logits": weights(
-            torch.softmax(to_bf16(x), dim=1), torch.sort(to_bf16(x), dim=1, descending=True, stable=True).indices[:, :top_k]
+            torch.softmax(to_bf16(x), dim=1),
+            torch.sort(to_bf16(x), dim=1, descending=True, stable=True).indices[:, :top_k],
         ),
         "weights renormalized over the k": weights(
             torch.softmax(torch.gather(x, 1, order), dim=1), torch.arange(top_k).expand(x.shape[0], top_k)
@@ -229,3 +230,60 @@ PLANS: dict[str, tuple[Variants, tuple[dict[str, int], ...], tuple[dict[str, int
         (dict(tokens=65536, experts=256, top_k=1), dict(tokens=8192, experts=512, top_k=8)),
     ),
 }
+
+
+# ---------------------------------------------------------------------------------------------
+# flash_attention's long causal rows: bench/calibrate_tolerances.py runs short sequences only.
+
+
+def long_causal_rows(seq: int, head_dim: int, seeds: tuple[int, ...] = (11, 12, 13, 14)) -> list[str]:
+    """Share of the tolerance that bf16 (and e4m3) P use on one head of a long causal sequence.
+
+    The first rows see few keys, so one bf16-rounded probability moves their output the most,
+    while the rms of the whole output is set by the later rows. To stay cheap on a CPU it forms the
+    first 512 rows and every 61st after them; the rms is taken over the later rows (what dominates
+    a whole output's). P is rounded relative to the row's final maximum (one key block): the
+    rounding a flash kernel makes, block by block, is of the same size.
+    """
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent.parent / "reference_kernels" / "flash_attention" / "reference.py"
+    module_spec = importlib.util.spec_from_file_location("flash_attention_reference", path)
+    assert module_spec is not None and module_spec.loader is not None
+    ref = importlib.util.module_from_spec(module_spec)
+    module_spec.loader.exec_module(ref)
+    from judge.spec import load
+
+    tol = load("flash_attention").tolerance
+    lines = []
+    for seed in seeds:
+        inp = ref.generate_inputs(seed, batch=1, heads=1, seq=seq, head_dim=head_dim, mask_mode=2)
+        q, k, v = (inp[name][0, 0] for name in ("q", "k", "v"))
+        rows = torch.cat([torch.arange(0, min(512, seq)), torch.arange(512, seq, 61)])
+        future = torch.arange(seq)[None, :] > rows[:, None]
+        exact = (q[rows].double() @ k.double().T / math.sqrt(head_dim)).masked_fill(future, -math.inf)
+        expected = torch.softmax(exact, dim=-1) @ v.double()
+        rms = (
+            float(expected[min(512, seq) :].square().mean().sqrt())
+            if seq > 512
+            else float(expected.square().mean().sqrt())
+        )
+        s = (q[rows].float() @ k.float().T * (LOG2E / math.sqrt(head_dim))).masked_fill(future, -math.inf)
+        p = torch.exp2(s - s.amax(dim=-1, keepdim=True))
+        total = p.sum(dim=-1, keepdim=True)
+        line = f"seq {seq} head_dim {head_dim} seed {seed}: rms {rms:.3g}"
+        for name, rounding in (("bf16 P", to_bf16), ("e4m3 P", to_e4m3)):
+            got = to_bf16((rounding(p) @ v.float()) / total).double()
+            bound = tol.atol + tol.atol_rms * rms + tol.rtol * expected.abs()
+            line += f", {name} {float(((got - expected).abs() / bound).max()):.3g}"
+        lines.append(line)
+    return lines
+
+
+if __name__ == "__main__":
+    import sys
+
+    sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parent.parent))
+    seq_arg, dim_arg = (int(a) for a in sys.argv[1:3]) if len(sys.argv) >= 3 else (4096, 64)
+    print("\n".join(long_causal_rows(seq_arg, dim_arg)))
