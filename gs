@@ -126,10 +126,22 @@ cmd_test() {
   "$ROOT/.venv/web/bin/ruff" check . || status=1
   "$ROOT/.venv/web/bin/ruff" format --check . >/dev/null || { echo "gs: ruff format would change files (run: .venv/web/bin/ruff format .)" >&2; status=1; }
   (DEBUG=1 MYPYPATH=platform "$ROOT/.venv/web/bin/mypy" platform judge sandbox) || status=1
-  echo "== judge and sandbox tests ($JUDGE_PY)" >&2
-  "$JUDGE_PY" -m pytest -c pytest-judge.ini "$@" || status=$?
+  # The two suites run side by side: each keeps about one core busy (the judge's waits on its
+  # sandboxed children, the site's on its browser, server and workers), so together they take about
+  # the longer one's time on two cores. The judge's output is kept and printed after the site's.
+  local judge_log judge_pid judge_status=0
+  judge_log=$(mktemp "${TMPDIR:-/tmp}/gridstride-judge-tests.XXXXXX")
+  echo "== judge and sandbox tests ($JUDGE_PY), beside the web tests; their output follows theirs" >&2
+  "$JUDGE_PY" -m pytest -c pytest-judge.ini "$@" >"$judge_log" 2>&1 &
+  judge_pid=$!
+  trap 'kill "$judge_pid" 2>/dev/null; rm -f "$judge_log"; exit 130' INT TERM
   echo "== web tests" >&2
   web -m pytest "$@" || status=$?
+  wait "$judge_pid" || judge_status=$?
+  trap - INT TERM
+  echo "== judge and sandbox tests ($JUDGE_PY)" >&2
+  cat "$judge_log"; rm -f "$judge_log"
+  (( judge_status == 0 )) || status=$judge_status
   return $status
 }
 
