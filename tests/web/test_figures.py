@@ -4,6 +4,7 @@ promise no unit its cells do not use."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -58,3 +59,17 @@ def test_leaderboard_entries_in_the_api_carry_their_figures(client: Client) -> N
     assert body["total_text"] == "1 entry"
     cpu = client.get("/api/leaderboards/softmax?gpu=cpu").json()
     assert cpu["ranked"] is False
+
+
+def test_no_templates_column_header_names_a_throughput_or_time_unit() -> None:
+    """The formatter picks each cell's unit by magnitude (MB/s or GB/s, kFLOP/s or TFLOP/s), so a
+    header that names one promises what the cells may not use: headers name the quantity."""
+    from django.conf import settings
+
+    found = []
+    for folder in settings.TEMPLATES[0]["DIRS"]:
+        for path in sorted(Path(folder).rglob("*.html")):
+            for header in re.findall(r"<th[^>]*>([^<]*)</th>", path.read_text()):
+                if re.search(r"B/s|FLOP/s|\bms\b|\bus\b|µs", header):
+                    found.append(f"{path.name}: {header}")
+    assert not found, found
