@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from judge.harness.child.timing import TimingPolicy
+from judge.harness.common.frames import Checked
 from judge.harness.languages.cuda import CPU_MESSAGE as CPU_CUDA_MESSAGE
 from judge.harness.parent.config import JudgeConfig
 from judge.protocol import Progress, Report
@@ -539,10 +540,10 @@ def test_a_benchmark_run_starts_the_next_warm_process_once_its_last_shape_is_tim
     # not wait for the last one.
     check = Judging.on_checked
 
-    def slow_check(self: Judging, arrived: float, header: dict[str, Any], blob: Any) -> bool:
-        if "shape" in header:
+    def slow_check(self: Judging, arrived: float, frame: Checked) -> bool:
+        if frame.shape is not None:
             time.sleep(0.5)
-        return check(self, arrived, header, blob)
+        return check(self, arrived, frame)
 
     monkeypatch.setattr(Judging, "on_checked", slow_check)
     # The child-made inputs of GPU hosts, whose final output check follows the last timing (where
@@ -569,10 +570,10 @@ def test_a_profile_run_starts_the_next_warm_process_only_after_its_profiler_run(
     # beside it, so the refill waits for the end of the whole job, not the last shape's times.
     check = Judging.on_checked
 
-    def slow_check(self: Judging, arrived: float, header: dict[str, Any], blob: Any) -> bool:
-        if "shape" in header:
+    def slow_check(self: Judging, arrived: float, frame: Checked) -> bool:
+        if frame.shape is not None:
             time.sleep(0.5)
-        return check(self, arrived, header, blob)
+        return check(self, arrived, frame)
 
     monkeypatch.setattr(Judging, "on_checked", slow_check)
     report, called, spawned = judge_logging_spawns(JudgeConfig(device="cpu", limit_cap_seconds=60), "profile")

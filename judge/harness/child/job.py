@@ -7,20 +7,8 @@ parent: deterministic), calls solve() and sends back what it saw: full outputs, 
 per-call times and drains, profiler kernel names, broken rules. It decides nothing: the parent
 compares, computes statistics and gives the verdict. It serves exactly one job, then exits.
 
-Frames to the parent (fd 4), by "kind":
-  ready        {}                                       the job was read; the time limit starts
-  stage        {stage, done, total, detail}
-  output       {case | shape, set, name, blob}          raw bytes of one output tensor
-  checked      {case | shape, set, checksums, returned} after the outputs of one call
-               (+ seed: the final timed call's input seed number, FreshSets)
-  kernels      {shape, names: [[name, duration_us], ...]}
-  pool         {shape, size, flush_bytes}
-  timing_start {shape}
-  times        {shape, times_us, sets, seeds, drains_us, warmup_us, warmup_seeds, stop_reason}
-  await        {}                                       blocks until the parent sends {go: bool}
-  violation    {rule, message}                          a contract rule was broken (-> rejected)
-  error        {verdict, message}                       compile/runtime/memory/internal errors
-  done         {}
+The frames it sends to the parent (fd 4) are the dataclasses of judge/harness/common/frames.py,
+one per kind, each saying what it carries.
 """
 
 from __future__ import annotations

@@ -137,16 +137,3 @@ def pump_frames(stream: Any, out: queue.Queue[tuple[float, dict[str, Any] | None
             out.put((time.monotonic(), None, FrameError(f"unreadable frame: {type(exc).__name__}")))
             return
         out.put((time.monotonic(), header, blob))
-
-
-def header_int(header: dict[str, Any], key: str, low: int, high: int) -> int:
-    """An int field of a child's header within bounds, else ForgedFrame."""
-    value = header.get(key)
-    if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
-        raise ForgedFrame(f"{key} must be an int in {low}..{high}, got {value!r}")
-    return value
-
-
-def header_text(header: dict[str, Any], key: str) -> str:
-    value = header.get(key, "")
-    return value if isinstance(value, str) else str(value)

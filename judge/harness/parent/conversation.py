@@ -1,9 +1,10 @@
-"""The parent's side of the child's results channel: one handler per frame kind (the frames are
-listed in child/job.py), each checking what the frame may say before anything of it is used.
+"""The parent's side of the child's results channel: every frame decoded into its type
+(common/frames.py), then one handler per frame type, each checking what the frame may say
+before anything of it is used.
 
-A frame the child's harness never sends (an unknown kind, a field out of range, a second timing
-nobody asked for) raises ForgedFrame, which ends the judging as `rejected` (malformed-frame);
-a frame that shows a broken rule ends it through rules.py.
+A frame the child's harness never sends (an unknown kind, a missing, extra or ill-typed field, a
+field out of range, a second timing nobody asked for) raises ForgedFrame, which ends the judging
+as `rejected` (malformed-frame); a frame that shows a broken rule ends it through rules.py.
 """
 
 from __future__ import annotations
@@ -13,8 +14,9 @@ import logging
 import math
 import queue
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, assert_never
 
+from judge.harness.common import frames as fr
 from judge.harness.common import framing
 from judge.harness.common.errors import trim
 from judge.harness.common.seeds import derive_seed, test_case_key
@@ -96,7 +98,8 @@ class Conversation:
             return math.inf
         return self.compiling[1] + min(self.spec.limits.compile_seconds, self.config.limit_cap_seconds or math.inf)  # type: ignore[union-attr]
 
-    def next_frame(self, frames: Frames) -> tuple[float, dict[str, Any], Any]:
+    def next_frame(self, frames: Frames) -> tuple[float, fr.FromChild, Any]:
+        """The next frame, decoded: nothing of a frame is looked at before it has its type."""
         remaining = min(self.deadline, self.compile_deadline()) - time.monotonic()
         if remaining <= 0:
             raise TimeoutError
@@ -108,13 +111,13 @@ class Conversation:
             if isinstance(blob, framing.ChannelClosed):
                 raise EOFError
             raise framing.ForgedFrame(str(blob))
-        return arrived, header, blob
+        return arrived, fr.decode(header), blob
 
     def loop(self, frames: Frames) -> None:
         assert self.child is not None
         while True:
             try:
-                arrived, header, blob = self.next_frame(frames)
+                arrived, frame, blob = self.next_frame(frames)
             except TimeoutError:
                 self.child.kill("wall")
                 if self.compiling is not None and self.compile_deadline() < self.deadline:
@@ -136,26 +139,63 @@ class Conversation:
                 raise Finished from None
             except EOFError:
                 return  # the exit status explains
-            kind = header.get("kind")
-            if kind not in ("compiling", "compiled"):
+            if not isinstance(frame, fr.Compiling | fr.Compiled):
                 # Any other frame means the child's thread moved on: a compile it started is over,
                 # finished or failed (Triton's autotuner drops a config whose compile raised, and no
                 # post-compile hook then runs), so it no longer counts against compile_seconds.
                 self.compiling = None
-            if not isinstance(kind, str) or kind not in FRAME_KINDS:
-                raise framing.ForgedFrame(f"unknown frame kind {kind!r}")
-            if getattr(self, f"on_{kind}")(arrived, header, blob):
+            if self.handle(arrived, frame, blob):
                 return
+
+    def handle(self, arrived: float, frame: fr.FromChild, blob: Any) -> bool:
+        """The frame's handler (mypy holds that every type of frame has one); True when the
+        conversation is over."""
+        match frame:
+            case fr.Warm():
+                return self.on_warm(arrived, frame)
+            case fr.Ready():
+                return self.on_ready(arrived, frame)
+            case fr.Stage():
+                return self.on_stage(arrived, frame)
+            case fr.Output():
+                return self.on_output(arrived, frame, blob)
+            case fr.Checked():
+                return self.on_checked(arrived, frame)
+            case fr.Kernels():
+                return self.on_kernels(arrived, frame)
+            case fr.Pool():
+                return self.on_pool(arrived, frame)
+            case fr.Call():
+                return self.on_call(arrived, frame)
+            case fr.Called():
+                return self.on_called(arrived, frame)
+            case fr.TimingStart():
+                return self.on_timing_start(arrived, frame)
+            case fr.Times():
+                return self.on_times(arrived, frame)
+            case fr.Await():
+                return self.on_await(arrived, frame)
+            case fr.Violation():
+                return self.on_violation(arrived, frame)
+            case fr.Error():
+                return self.on_error(arrived, frame)
+            case fr.Done():
+                return self.on_done(arrived, frame)
+            case fr.Compiling():
+                return self.on_compiling(arrived, frame)
+            case fr.Compiled():
+                return self.on_compiled(arrived, frame)
+        assert_never(frame)
 
     # -- handlers: each returns True when the conversation is over ---------------------------
 
-    def on_warm(self, arrived: float, header: dict[str, Any], blob: Any) -> bool:
+    def on_warm(self, arrived: float, frame: fr.Warm) -> bool:
         if self.ready or "child_warmed_up" in self.report.system:
             raise framing.ForgedFrame("a warm frame after the start")
-        self.report.system["child_warmed_up"] = warm_up_seconds(header.get("warmed"))
+        self.report.system["child_warmed_up"] = warm_up_seconds(frame.warmed)
         return False
 
-    def on_ready(self, arrived: float, header: dict[str, Any], blob: Any) -> bool:
+    def on_ready(self, arrived: float, frame: fr.Ready) -> bool:
         if self.ready:
             raise framing.ForgedFrame("a second ready frame")
         self.ready = True
@@ -164,24 +204,22 @@ class Conversation:
         self.stage_text = "loading your code"
         return False
 
-    def on_stage(self, arrived: float, header: dict[str, Any], blob: Any) -> bool:
-        stage = header.get("stage")
-        if stage not in ("testing", "benchmarking", "profiling"):
-            raise framing.ForgedFrame(f"unknown stage {stage!r}")
-        done = framing.header_int(header, "done", 0, 10**6)
-        total = framing.header_int(header, "total", 0, 10**6)
-        detail = framing.header_text(header, "detail")[:200]
+    def on_stage(self, arrived: float, frame: fr.Stage) -> bool:
+        stage = frame.stage
+        done = fr.within(frame.done, "done", 0, 10**6)
+        total = fr.within(frame.total, "total", 0, 10**6)
+        detail = frame.detail[:200]
         noun = {"testing": "case", "benchmarking": "shape", "profiling": "kernel list of"}[stage]
         self.stage_text = f"{stage} {noun} {done + 1}/{total} ({detail})"
         self.progress(stage, done, total, detail)
         return False
 
-    def on_call(self, arrived: float, header: dict[str, Any], blob: Any) -> bool:
-        self.shared_calls().on_call(header)
+    def on_call(self, arrived: float, frame: fr.Call) -> bool:
+        self.shared_calls().on_call(frame)
         return False
 
-    def on_called(self, arrived: float, header: dict[str, Any], blob: Any) -> bool:
-        self.shared_calls().on_called(header, arrived)
+    def on_called(self, arrived: float, frame: fr.Called) -> bool:
+        self.shared_calls().on_called(frame, arrived)
         return False
 
     def shared_calls(self) -> SharedCalls:
@@ -194,18 +232,18 @@ class Conversation:
             # Where the parent owns the memory, outputs and checksums never come as frames.
             raise framing.ForgedFrame(f"a {kind} frame does not belong to this job's protocol")
 
-    def on_compiling(self, arrived: float, header: dict[str, Any], blob: Any) -> bool:
+    def on_compiling(self, arrived: float, frame: fr.Compiling) -> bool:
         # Named by the child, timed by this clock (judge/harness/child/compile_watch.py).
-        self.compiling = (framing.header_text(header, "what")[:300], arrived)
+        self.compiling = (frame.what[:300], arrived)
         return False
 
-    def on_compiled(self, arrived: float, header: dict[str, Any], blob: Any) -> bool:
+    def on_compiled(self, arrived: float, frame: fr.Compiled) -> bool:
         self.compiling = None
         return False
 
-    def on_output(self, arrived: float, header: dict[str, Any], blob: Any) -> bool:
+    def on_output(self, arrived: float, frame: fr.Output, blob: Any) -> bool:
         self.not_shared("output")
-        name = framing.header_text(header, "name")
+        name = frame.name
         if blob is None or not any(t.name == name for t in self.spec.outputs):  # type: ignore[union-attr]
             raise framing.ForgedFrame(f"unexpected output frame {name!r}")
         self.pending[name] = blob
@@ -214,26 +252,26 @@ class Conversation:
             self.mark(f"output {name} received ({size})")
         return False
 
-    def on_pool(self, arrived: float, header: dict[str, Any], blob: Any) -> bool:
-        shape = self.shape_of(header)
-        shape.pool_size = framing.header_int(header, "size", 1, len(shape.pool_seeds))
+    def on_pool(self, arrived: float, frame: fr.Pool) -> bool:
+        shape = self.shape_of(frame.shape)
+        shape.pool_size = fr.within(frame.size, "size", 1, len(shape.pool_seeds))
         self.mark(f"{shape.name}: input pool made")
-        shape.flush_bytes = framing.header_int(header, "flush_bytes", 0, 1 << 40)
+        shape.flush_bytes = fr.within(frame.flush_bytes, "flush_bytes", 0, 1 << 40)
         return False
 
-    def on_timing_start(self, arrived: float, header: dict[str, Any], blob: Any) -> bool:
-        shape = self.shape_of(header)
+    def on_timing_start(self, arrived: float, frame: fr.TimingStart) -> bool:
+        shape = self.shape_of(frame.shape)
         shape.refuse_unasked_timing()
         shape.timing_started = arrived
         self.mark(f"{shape.name}: warmed up")
         return False
 
-    def on_times(self, arrived: float, header: dict[str, Any], blob: Any) -> bool:
-        shape = self.shape_of(header)
+    def on_times(self, arrived: float, frame: fr.Times) -> bool:
+        shape = self.shape_of(frame.shape)
         shape.refuse_unasked_timing()
         shape.retime_pending = False
         shape.checked_final = False  # this attempt's final output is still to be checked
-        shape.times = header
+        shape.times = frame
         shape.times_received = arrived
         self.mark(f"{shape.name}: timed")
         self.check_times(shape)
@@ -244,29 +282,29 @@ class Conversation:
             self.refill_pool()
         return False
 
-    def on_await(self, arrived: float, header: dict[str, Any], blob: Any) -> bool:
+    def on_await(self, arrived: float, frame: fr.Await) -> bool:
         if self.retime is not None and not self.decided and not self.wrong:
             self.ask_retime(self.retime)
         else:
             self.send_go(not self.decided and not self.wrong)
         return False
 
-    def on_violation(self, arrived: float, header: dict[str, Any], blob: Any) -> bool:
-        self.reject(rules.Rejection(framing.header_text(header, "rule"), framing.header_text(header, "message")))
+    def on_violation(self, arrived: float, frame: fr.Violation) -> bool:
+        self.reject(rules.Rejection(frame.rule, frame.message))
         return True
 
-    def on_error(self, arrived: float, header: dict[str, Any], blob: Any) -> bool:
-        verdict = header.get("verdict")
+    def on_error(self, arrived: float, frame: fr.Error) -> bool:
+        verdict = frame.verdict
         if verdict not in CHILD_ERROR_VERDICTS:
             raise framing.ForgedFrame(f"unknown error verdict {verdict!r}")
-        message = trim(framing.header_text(header, "message"))
+        message = trim(frame.message)
         if verdict == "internal_error":
             log.error("the child reported an internal error for %s: %s", self.job.submission_id, message)
             message = OUR_FAULT
         self.finish(verdict, message)
         raise Finished
 
-    def on_done(self, arrived: float, header: dict[str, Any], blob: Any) -> bool:
+    def on_done(self, arrived: float, frame: fr.Done) -> bool:
         self.completed = True
         self.mark("child done")
         self.sample_clocks()
@@ -304,20 +342,20 @@ class Conversation:
 
     # -- checks -------------------------------------------------------------------------------
 
-    def where(self, header: dict[str, Any]) -> tuple[str, int, int]:
-        if "case" in header:
-            return "case", framing.header_int(header, "case", 0, len(self.cases) - 1), 0
-        shape_index = framing.header_int(header, "shape", 0, len(self.shapes) - 1)
-        return "shape", shape_index, framing.header_int(header, "set", 0, self.config.pool_sets - 1)
+    def where(self, frame: fr.Checked) -> tuple[str, int, int]:
+        if frame.case is not None:
+            return "case", fr.within(frame.case, "case", 0, len(self.cases) - 1), 0
+        shape_index = fr.within(frame.shape, "shape", 0, len(self.shapes) - 1)
+        return "shape", shape_index, fr.within(frame.set, "set", 0, self.config.pool_sets - 1)
 
-    def shape_of(self, header: dict[str, Any]) -> ShapeState:
-        return self.shapes[framing.header_int(header, "shape", 0, len(self.shapes) - 1)]
+    def shape_of(self, index: int | None) -> ShapeState:
+        return self.shapes[fr.within(index, "shape", 0, len(self.shapes) - 1)]
 
-    def on_checked(self, arrived: float, header: dict[str, Any], blob: Any) -> bool:
+    def on_checked(self, arrived: float, frame: fr.Checked) -> bool:
         self.not_shared("checked")
         assert self.spec is not None
         spec = self.spec
-        kind, index, set_index = self.where(header)
+        kind, index, set_index = self.where(frame)
         sample_phase: int | None = None  # the pre-timing check of a shape reads a sample of each output
         if kind == "case":
             case = self.cases[index]
@@ -329,10 +367,11 @@ class Conversation:
                 raise framing.ForgedFrame("checked set outside the pool")
             seed_index = set_index
             if shape.times is not None:
-                if set_index != shape.times["sets"][-1]:
+                if set_index != shape.times.sets[-1]:
                     raise framing.ForgedFrame("the final output is not from the final timed call's set")
-                seed_index = shape.times["seeds"][-1]  # the inputs that set held at that call
-                if header.get("seed") != seed_index:
+                assert shape.times.seeds  # check_times refused a timing without its seeds
+                seed_index = shape.times.seeds[-1]  # the inputs that set held at that call
+                if frame.seed != seed_index:
                     raise framing.ForgedFrame("the final output is not from the final timed call's inputs")
                 shape.checked_final = True
             else:
@@ -340,7 +379,7 @@ class Conversation:
             sizes, label = dict(shape.sizes), f"benchmark {shape.name} (input set {set_index})"
             seed = shape.seed(seed_index)
         expected = expected_for(spec, seed, sizes, self.config.device)
-        broken = rules.inputs_modified(header.get("checksums"), expected.checksums, label)
+        broken = rules.inputs_modified(frame.checksums, expected.checksums, label)
         if broken:
             self.reject(broken)
         comparisons, sampled = compare_outputs(
@@ -356,7 +395,7 @@ class Conversation:
         del expected
         if sampled:
             label = f"benchmark {self.shapes[index].name} (input set 0, a sample checked before timing)"
-        self.record_check(kind, index, label, sizes, comparisons, bool(header.get("returned")))
+        self.record_check(kind, index, label, sizes, comparisons, frame.returned)
         return False
 
     def record_check(
@@ -388,22 +427,17 @@ class Conversation:
             self.shapes[index].power_before = nvml.read(self.config.gpu_index or 0)
         self.mark(f"case {label}: checked" if kind == "case" else f"{label}: checked")
 
-    def on_kernels(self, arrived: float, header: dict[str, Any], blob: Any) -> bool:
+    def on_kernels(self, arrived: float, frame: fr.Kernels) -> bool:
         if self.shapes:
-            label = self.shape_of(header).name
+            label = self.shape_of(frame.shape).name
         else:
-            framing.header_int(header, "shape", 0, 0)
+            fr.within(frame.shape, "shape", 0, 0)
             label = self.cases[self.plan.job.profile_case].name
         self.kernels_seen += 1
-        names = header.get("names")
-        if not isinstance(names, list) or not all(
-            isinstance(n, list) and len(n) == 2 and isinstance(n[0], str) for n in names
-        ):
-            raise framing.ForgedFrame("bad kernel list")
+        names = frame.names
         if not self.report.kernels:
             self.report.kernels = [
-                KernelDigest(name=n[:500], duration_us=float(t) if isinstance(t, int | float) else None)
-                for n, t in sorted(names, key=lambda x: -float(x[1] or 0))
+                KernelDigest(name=n[:500], duration_us=t) for n, t in sorted(names, key=lambda x: -x[1])
             ]
         kernel_names = [n for n, _ in names]
         for rule in (rules.library_compute, rules.no_kernel):
@@ -415,25 +449,22 @@ class Conversation:
     def check_times(self, shape: ShapeState) -> None:
         """The rules on one timing of a shape: a well-formed times frame, fresh inputs for every
         call, the parent's clock, hidden work (maybe timed again), the roofline floor."""
-        times = shape.times or {}
-        values = times.get("times_us")
-        sets = times.get("sets")
-        drains = times.get("drains_us")
-        if not (isinstance(values, list) and isinstance(sets, list) and isinstance(drains, list)):
-            raise framing.ForgedFrame("bad times frame")
+        times = shape.times
+        assert times is not None
+        values, sets, drains = times.times_us, times.sets, times.drains_us
         if not values or len(values) != len(sets) or len(values) != len(drains):
             raise framing.ForgedFrame("times, sets and drains differ in length")
-        if not all(isinstance(v, int | float) and math.isfinite(v) and v > 0 for v in values):
+        if not all(v > 0 for v in values):
             raise framing.ForgedFrame("times must be positive finite numbers")
-        if not all(isinstance(s, int) and 0 <= s < max(shape.pool_size, 1) for s in sets):
+        if not all(0 <= s < max(shape.pool_size, 1) for s in sets):
             raise framing.ForgedFrame("a timed call used a set outside the pool")
         if self.shared is None:  # the child made its own inputs: it says which seeds it used
-            seeds, warmup_seeds = times.get("seeds"), times.get("warmup_seeds")
-            if not (isinstance(seeds, list) and isinstance(warmup_seeds, list)) or len(seeds) != len(values):
+            seeds, warmup_seeds = times.seeds, times.warmup_seeds
+            if seeds is None or warmup_seeds is None or len(seeds) != len(values):
                 raise framing.ForgedFrame("bad input seeds in the times frame")
             every = [*warmup_seeds, *seeds]
             if (
-                not all(isinstance(s, int) and 0 <= s < 1 << 20 for s in every)
+                not all(0 <= s < 1 << 20 for s in every)
                 or len(set(every)) != len(every)
                 or shape.seen_seeds.intersection(every)
             ):
@@ -446,8 +477,8 @@ class Conversation:
             self.reject(broken)
         if self.shared is not None:
             self.shared.check_times(shape)  # the claims against the parent's clock (forged-timing)
-        detail = times.get("drain_detail")
-        if isinstance(detail, list):  # a measurement run (TimingPolicy.drain_detail)
+        detail = times.drain_detail
+        if detail is not None:  # a measurement run (TimingPolicy.drain_detail)
             self.report.system.setdefault("drain_detail", {}).setdefault(shape.name, []).append(detail)
         # (On a CPU host every drain is 0: the rule never fires there.)
         slow = results.slow_drains(drains, values, self.config)
@@ -518,22 +549,9 @@ class Conversation:
         score(report, self.spec, self.shapes, len(self.cases), self.clock_samples, self.config)
 
 
-def warm_up_seconds(warmed: Any) -> dict[str, float | None]:
+def warm_up_seconds(warmed: dict[str, float | None]) -> dict[str, float | None]:
     """The child's own account of its start-up and warm-up steps (seconds by step), bounded:
     the child is trusted until its job arrives, but the frame still passes through checks."""
-    if not isinstance(warmed, dict):
-        return {}
     return {
-        str(name)[:40]: (round(float(seconds), 3) if isinstance(seconds, int | float) else None)
-        for name, seconds in list(warmed.items())[:8]
+        name[:40]: (round(seconds, 3) if seconds is not None else None) for name, seconds in list(warmed.items())[:8]
     }
-
-
-# Every kind of frame the child sends; each has its handler Conversation.on_<kind>.
-FRAME_KINDS = frozenset(
-    {
-        *("warm", "ready", "stage", "output", "checked", "kernels", "pool", "call", "called"),
-        *("compiling", "compiled"),
-        *("timing_start", "times", "await", "violation", "error", "done"),
-    }
-)

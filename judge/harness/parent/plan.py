@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from judge import spec as specmod
 from judge.harness import languages
 from judge.harness.child.triton_cache import SEED_ENV
-from judge.harness.common import framing
+from judge.harness.common import frames, framing
 from judge.harness.common.child_job import CaseJob, ChildJob, ShapeJob, TensorDecl
 from judge.harness.common.seeds import bench_case_key, derive_seed, fresh_key_name, fresh_seed, test_case_key
 from judge.protocol import JudgeJob
@@ -40,7 +40,7 @@ class ShapeState:
     pool_size: int = 0
     flush_bytes: int = 0
     timing_started: float | None = None
-    times: dict[str, Any] | None = None
+    times: frames.Times | None = None
     times_received: float | None = None
     kernels: list[list[Any]] = field(default_factory=list)
     checked_final: bool = False

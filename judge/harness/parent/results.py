@@ -9,6 +9,7 @@ from dataclasses import asdict
 from typing import Any
 
 from judge import spec as specmod
+from judge.harness.common.frames import Times
 from judge.harness.common.stats import summarize
 from judge.protocol import CaseResult, Mismatch, Report, ShapeTiming
 
@@ -17,12 +18,12 @@ def shape_timing(
     spec: specmod.ProblemSpec,
     name: str,
     sizes: dict[str, int],
-    times: dict[str, Any],
+    times: Times,
     floor: float,
     baseline: float | None,
 ) -> ShapeTiming:
     """Statistics of one shape's timed calls, as % of the roofline floor and against the baseline."""
-    summary = summarize(times["times_us"])
+    summary = summarize(times.times_us)
     flops = spec.cost.flops_for(sizes)
     nbytes = spec.cost.bytes_for(sizes)
     return ShapeTiming(
@@ -49,16 +50,13 @@ def shape_timing(
     )
 
 
-def cover_us(times: dict[str, Any]) -> float | None:
-    value = times.get("cover_us")
-    if isinstance(value, int | float) and math.isfinite(value) and value >= 0:
-        return round(float(value), 1)
-    return None
+def cover_us(times: Times) -> float | None:
+    return round(times.cover_us, 1) if times.cover_us >= 0 else None
 
 
-def set_medians(times: dict[str, Any]) -> list[float]:
+def set_medians(times: Times) -> list[float]:
     by_set: dict[int, list[float]] = {}
-    for value, index in zip(times["times_us"], times["sets"], strict=True):
+    for value, index in zip(times.times_us, times.sets, strict=True):
         by_set.setdefault(index, []).append(value)
     return [round(statistics.median(by_set[k]), 3) for k in sorted(by_set)]
 

@@ -19,6 +19,7 @@ The child asks for each call's memory ({"kind": "call", ...}) and reports each c
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import math
 import os
 import socket
@@ -30,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 import torch
 
+from judge.harness.common import frames as fr
 from judge.harness.common import framing
 from judge.harness.common.seeds import derive_seed, test_case_key
 from judge.harness.common.tensors import INT_POISON, compare_within, is_float
@@ -172,18 +174,18 @@ class SharedCalls:
 
     # -- a call request -----------------------------------------------------------------------
 
-    def on_call(self, header: dict[str, Any]) -> None:
+    def on_call(self, frame: fr.Call) -> None:
         with one_thread():
-            self.start_call(header)
+            self.start_call(frame)
 
-    def start_call(self, header: dict[str, Any]) -> None:
+    def start_call(self, frame: fr.Call) -> None:
         judging = self.judging
         spec, config = judging.spec, judging.config
         assert spec is not None and judging.child is not None and judging.child.job_out is not None
         if self.outstanding is not None:
             raise framing.ForgedFrame("a call was asked for before the previous one was reported")
         self.settle()
-        out = self.plan_call(header, self.child_now())
+        out = self.plan_call(frame, self.child_now())
         from judge.harness.parent.references import reference_module
 
         module = reference_module(spec)
@@ -202,16 +204,16 @@ class SharedCalls:
         out.started = time.monotonic()
         framing.write_frame(judging.child.job_out, go)
 
-    def plan_call(self, header: dict[str, Any], mark: tuple[float, float] | None) -> Outstanding:
+    def plan_call(self, frame: fr.Call, mark: tuple[float, float] | None) -> Outstanding:
         """Which call(s) a request gets: its kind, index and phase checked against the order the
         judge expects, and a fresh seed for each."""
         judging, config = self.judging, self.judging.config
-        if header.get("calibration") is True:
+        if frame.calibration:
             if self.checked_cases or self.calibration is not None or not judging.shapes:
                 raise framing.ForgedFrame("a calibration call after the submission was loaded")
-            index = framing.header_int(header, "shape", 0, len(judging.shapes) - 1)
-            phase = framing.header_text(header, "phase")
-            batch = header.get("batch") is True
+            index = fr.within(frame.shape, "shape", 0, len(judging.shapes) - 1)
+            phase: str = frame.phase
+            batch = frame.batch
             if (phase == "timed") != batch or phase not in ("warmup", "timed"):
                 raise framing.ForgedFrame("calibration calls out of order")
             calls = []
@@ -221,21 +223,21 @@ class SharedCalls:
                 calls.append(Planned(set_index, f"{CALIBRATION_KEY}:{index}:{set_index}", seed))
             return Outstanding("calibration", index, phase, calls, mark, batch=batch)
         self.close_calibration()
-        if "case" in header:
-            index = framing.header_int(header, "case", 0, len(judging.cases) - 1)
+        if frame.case is not None:
+            index = fr.within(frame.case, "case", 0, len(judging.cases) - 1)
             if index in self.checked_cases:
                 raise framing.ForgedFrame(f"case {index} asked for twice")
             seed = derive_seed(config.secret, judging.job.seed, test_case_key(judging.cases[index].name), 0)
             return Outstanding("case", index, "", [Planned(0, f"case:{index}", seed)], mark)
-        index = framing.header_int(header, "shape", 0, len(judging.shapes) - 1)
+        index = fr.within(frame.shape, "shape", 0, len(judging.shapes) - 1)
         shape = self.shape(index)
-        batch = header.get("batch") is True
+        batch = frame.batch
         if batch:
             sets = list(range(self.batch_size(index)))
             shape.pool_size = max(shape.pool_size, len(sets))
         else:
-            sets = [framing.header_int(header, "set", 0, max(shape.pool_size, 1) - 1)]
-        phase = self.next_phase(index, framing.header_text(header, "phase"), sets[0])
+            sets = [fr.within(frame.set, "set", 0, max(shape.pool_size, 1) - 1)]
+        phase = self.next_phase(index, frame.phase, sets[0])
         if (phase == "timed") != batch:
             raise framing.ForgedFrame("timed calls come in batches, other calls one at a time")
         calls = []
@@ -319,11 +321,11 @@ class SharedCalls:
 
     # -- a call reported done -----------------------------------------------------------------
 
-    def on_called(self, header: dict[str, Any], arrived: float) -> None:
+    def on_called(self, frame: fr.Called, arrived: float) -> None:
         with one_thread():
-            self.end_call(header, arrived)
+            self.end_call(frame, arrived)
 
-    def end_call(self, header: dict[str, Any], arrived: float) -> None:
+    def end_call(self, frame: fr.Called, arrived: float) -> None:
         out, self.outstanding = self.outstanding, None
         if out is None:
             raise framing.ForgedFrame("a call reported done that the judge did not start")
@@ -331,14 +333,13 @@ class SharedCalls:
         reader_wait = self.reader_wait_now()
         reader_us = reader_wait - out.reader_wait if reader_wait is not None and out.reader_wait is not None else 0.0
         if out.what == "calibration":
-            if header.get("calibration") is not True or header.get("shape") != out.index:
+            if not frame.calibration or frame.shape != out.index:
                 raise framing.ForgedFrame("a calibration call reported as something else")
-            claims = header.get("us") if out.batch else [header.get("us")]
+            claims = frame.us if out.batch else [frame.us]
             if not isinstance(claims, list) or len(claims) != len(out.calls):
                 raise framing.ForgedFrame("a calibration batch's report must give one time per call")
             claim = math.fsum(self.claim(c) for c in claims)
-            cpu = header.get("cpu_us")
-            call_cpu = float(cpu) if isinstance(cpu, int | float) and math.isfinite(cpu) else None
+            call_cpu = frame.cpu_us
             for planned in out.calls:
                 self.calibration_work(planned)
             if out.phase == "timed":
@@ -348,17 +349,17 @@ class SharedCalls:
                 self.warmup_spans.setdefault((out.index, True), []).append(span_us)
             return
         sets = [c.set_index for c in out.calls]
-        reported = header.get("sets") if out.batch else [header.get("set")] if out.what == "shape" else [0]
-        if header.get(out.what) != out.index or reported != sets:
+        reported = frame.sets if out.batch else [frame.set] if out.what == "shape" else [0]
+        if (frame.case if out.what == "case" else frame.shape) != out.index or reported != sets:
             raise framing.ForgedFrame("a call reported done is not the call the judge started")
         for planned in out.calls:
-            self.check_call(out, planned, bool(header.get("returned")))
+            self.check_call(out, planned, frame.returned)
         if out.what == "case":
             self.checked_cases.add(out.index)
             self.memory.release(out.calls[0].key)
             return
         if out.phase == "timed":
-            claims = header.get("us")
+            claims = frame.us
             if not isinstance(claims, list) or len(claims) != len(sets):
                 raise framing.ForgedFrame("a batch's report must give one time per call")
             times = [self.claim(c) for c in claims]
@@ -367,7 +368,7 @@ class SharedCalls:
                 self.timed.setdefault(out.index, []), math.fsum(times), span_us, out.mark, None, reader_us, len(times)
             )
         elif out.phase == "warmup":
-            self.claim(header.get("us"))
+            self.claim(frame.us)
             self.warmup_spans.setdefault((out.index, False), []).append(span_us)
 
     def calibration_work(self, planned: Planned) -> None:
@@ -442,9 +443,10 @@ class SharedCalls:
         """The times frame repeats the per-call claims; then the claims against the parent's clock."""
         index = self.judging.shapes.index(shape)
         self.settle()
-        times = shape.times or {}
+        times = shape.times
+        assert times is not None
         claims = self.claims.get(index, [])
-        if [s for s, _ in claims] != times.get("sets") or [c for _, c in claims] != times.get("times_us"):
+        if [s for s, _ in claims] != times.sets or [c for _, c in claims] != times.times_us:
             raise framing.ForgedFrame("the times frame differs from the times reported call by call")
         calls = self.timed.get(index, [])
         assert self.calibration is not None
@@ -465,7 +467,7 @@ class SharedCalls:
             extra / batch.calls for batch, extra in zip(calls, check.added_us, strict=True) for _ in range(batch.calls)
         ]
         shape.clock_added_us = statistics.median(added)
-        shape.times = {**times, "times_us": [t + a for t, a in zip(times["times_us"], added, strict=True)]}
+        shape.times = dataclasses.replace(times, times_us=[t + a for t, a in zip(times.times_us, added, strict=True)])
 
     def close(self) -> None:
         self.memory.close()
