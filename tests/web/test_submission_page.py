@@ -312,6 +312,21 @@ def test_a_cpu_report_without_ceilings_shows_real_small_rates_and_no_speed_of_li
     assert "best known ·" not in html and "this submission · 4096x16384" in html
 
 
+def test_a_cpu_report_with_measured_roofs_says_they_draw_the_roofline_only(client: Client) -> None:
+    p = problems()["softmax"]
+    user = logged_in(client)
+    shapes = [shape("16x4096", {"m": 16, "n": 4096}, 137_000.0, flops=5.0 * 16 * 4096, nbytes=8.0 * 16 * 4096)]
+    ceilings = {"dram_gbps": 6.97, "fp32_tflops": 0.0773, "bf16_tflops": 0.02}
+    data = report("accepted", ranked=False, shapes=shapes, ceilings=ceilings, system={"device": "cpu", "gpu": None})
+    for b in data["benchmarks"]:
+        b.update(sol_pct=None, floor_us=None)
+    data["sol_pct"] = None
+    s = make_submission(user, p, gpu_model="cpu", report_data=data)
+    html = client.get(f"/submissions/{s.public_id}/report/").content.decode()
+    assert "measured roofs draw the roofline below" in html
+    assert "this host measured no ceilings" not in html
+
+
 def test_the_report_says_where_the_time_went_and_how_each_shape_was_timed(client: Client) -> None:
     p = problems()["softmax"]
     user = logged_in(client)

@@ -148,6 +148,8 @@ class ReportView:
     chart: SafeString
     chart_points: list[roofline.Point] = field(default_factory=list)
     gpu_name: str = ""
+    # Judged on a CPU host: its measured roofs draw the roofline, and no % of speed of light is given.
+    cpu_host: bool = False
     rank: int | None = None
     rank_tied: bool = False
     board_url: str = ""
@@ -482,6 +484,7 @@ def build(
         chart=chart,
         chart_points=points,
         gpu_name=_gpu_name(system, gpu_model),
+        cpu_host=gpu_model == "cpu" or system.get("device") == "cpu",
         timeline=_timeline(system.get("timeline_s")),
         hidden_shapes=int(report.get("hidden_shapes") or 0),
     )
