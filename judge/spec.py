@@ -38,7 +38,7 @@ TRACK_TITLES = {
     "inference": "LLM inference kernels",
 }
 DIFFICULTIES = ("easy", "medium", "hard")
-DTYPES = {"float32": 4, "float16": 2, "bfloat16": 2, "int32": 4, "int64": 8, "uint8": 1}
+DTYPES = {"float32": 4, "float16": 2, "bfloat16": 2, "int32": 4, "int64": 8, "uint8": 1, "int8": 1}
 # Which measured machine ceiling bounds the arithmetic of a problem.
 COMPUTE_ROOFS = ("fp32", "bf16_tensor")
 VERDICTS = (

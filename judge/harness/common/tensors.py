@@ -22,11 +22,13 @@ DTYPES: dict[str, torch.dtype] = {
     "int32": torch.int32,
     "int64": torch.int64,
     "uint8": torch.uint8,
+    "int8": torch.int8,
 }
 DTYPE_NAMES = {v: k for k, v in DTYPES.items()}
 
-# Poison for integer outputs: a value no sane kernel produces by accident.
-INT_POISON = {"int32": -0x7FFF_FFFF, "int64": -0x7FFF_FFFF_FFFF_FFFF, "uint8": 0xA5}
+# Poison for integer outputs: a value no sane kernel produces by accident (int8: -128, which
+# symmetric int8 quantization never stores, as it clamps to [-127, 127]).
+INT_POISON = {"int32": -0x7FFF_FFFF, "int64": -0x7FFF_FFFF_FFFF_FFFF, "uint8": 0xA5, "int8": -0x80}
 
 # Same-width integer views for bit-exact checksums.
 _BITS_VIEW = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}

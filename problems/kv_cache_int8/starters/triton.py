@@ -1,0 +1,39 @@
+import torch
+import triton
+import triton.language as tl
+from triton.language.extra import libdevice
+
+
+@triton.jit
+def quantize_kernel(x_ptr, slot_ptr, cache_ptr, scale_ptr, num_kv_heads, head_dim, BLOCK_D: tl.constexpr):
+    token = tl.program_id(0).to(tl.int64)
+    head = tl.program_id(1)
+    cols = tl.arange(0, BLOCK_D)
+    # TODO: slot = slot_mapping[token] (64-bit); a padding token (slot < 0) stores nothing: mask
+    # its stores with slot >= 0. Load the row x[token, head, :] (start (token * num_kv_heads +
+    # head) * head_dim, masked where cols >= head_dim) as fp32; absmax = tl.max(tl.abs(x), axis=0);
+    # s = tl.math.div_rn(absmax, 127.0) (correctly rounded, as `/` in CUDA C++ and PyTorch);
+    # q = libdevice.rint(x / s) (round half to even), with s = 0 and q = 0 when absmax == 0.
+    # Store q as int8 at (slot * num_kv_heads + head) * head_dim + cols and s at
+    # slot * num_kv_heads + head.
+    pass
+
+
+def solve(
+    key: torch.Tensor,
+    value: torch.Tensor,
+    slot_mapping: torch.Tensor,
+    k_cache: torch.Tensor,
+    v_cache: torch.Tensor,
+    k_scale: torch.Tensor,
+    v_scale: torch.Tensor,
+    num_blocks: int,
+    block_size: int,
+    num_kv_heads: int,
+    head_dim: int,
+    padding: int,
+) -> None:
+    grid = (num_blocks * block_size + padding, num_kv_heads)
+    block_d = triton.next_power_of_2(head_dim)
+    quantize_kernel[grid](key, slot_mapping, k_cache, k_scale, num_kv_heads, head_dim, BLOCK_D=block_d)
+    quantize_kernel[grid](value, slot_mapping, v_cache, v_scale, num_kv_heads, head_dim, BLOCK_D=block_d)
