@@ -28,28 +28,30 @@ FACTORS = (1.01, 1.02, 1.05, 1.1, 2.0, 1000.0)
 
 # Every time field the child sends is divided by FACTOR: per call, per batch and per shape.
 PATCH = """
+import dataclasses
 import gc
 
 FACTOR = {factor!r}
 
 
-def _scaled(header):
-    header = dict(header)
+def _scaled(frame):
+    changes = {{}}
     for key in ("times_us", "warmup_us"):
-        if isinstance(header.get(key), list):
-            header[key] = [v / FACTOR for v in header[key]]
-    if isinstance(header.get("us"), (int, float)):
-        header["us"] = header["us"] / FACTOR
-    elif isinstance(header.get("us"), list):
-        header["us"] = [v / FACTOR for v in header["us"]]
-    return header
+        if isinstance(getattr(frame, key, None), list):
+            changes[key] = [v / FACTOR for v in getattr(frame, key)]
+    us = getattr(frame, "us", None)
+    if isinstance(us, (int, float)):
+        changes["us"] = us / FACTOR
+    elif isinstance(us, list):
+        changes["us"] = [v / FACTOR for v in us]
+    return dataclasses.replace(frame, **changes) if changes else frame
 
 
 for _obj in gc.get_objects():
     if type(_obj).__name__ == "Runner":
         _real = _obj.channel.send
-        _obj.channel.send = lambda header, blob=None, _real=_real: _real(
-            _scaled(header) if isinstance(header, dict) else header, blob
+        _obj.channel.send = lambda frame, blob=None, _real=_real: _real(
+            _scaled(frame) if dataclasses.is_dataclass(frame) else frame, blob
         )
         break
 """

@@ -15,16 +15,21 @@ from tests.gpu.test_gpu_paths import TRITON_ADD
 
 pytestmark = pytest.mark.gpu
 
-# Finds the child's runner and wraps its channel's send (an instance attribute).
+# Finds the child's runner and wraps its channel's send (an instance attribute); `rewrite`
+# changes a frame's fields as a dict ({"kind": ..., field: value}).
 PATCH_SEND = """
+import dataclasses
 import gc
 
 def _patch(rewrite):
     runner = next(o for o in gc.get_objects() if type(o).__name__ == "Runner")
     real = runner.channel.send
 
-    def send(header, blob=None):
-        return real(rewrite(dict(header)) if isinstance(header, dict) else header, blob)
+    def send(frame, blob=None):
+        fields = {f.name: getattr(frame, f.name) for f in dataclasses.fields(frame)}
+        changed = rewrite({"kind": frame.kind, **fields})
+        changed.pop("kind")
+        return real(dataclasses.replace(frame, **changed), blob)
 
     runner.channel.send = send
     return runner

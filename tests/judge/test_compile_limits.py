@@ -12,6 +12,7 @@ import pytest
 
 from judge import spec as specmod
 from judge.harness.child import compile_watch
+from judge.harness.common.frames import Compiled, Compiling, Frame
 from tests.judge.judging_helpers import judge
 
 # A device loop unrolled 60000 times: nvcc takes about 6 s on the dev CPU, in 190 MB.
@@ -48,7 +49,7 @@ def compile_seconds(monkeypatch: pytest.MonkeyPatch) -> Any:
 
 
 def test_the_hook_names_the_kernel_and_its_constexpr_values() -> None:
-    sent: list[dict[str, Any]] = []
+    sent: list[Frame] = []
     before, after = compile_watch.hooks(sent.append)
 
     class Jit:
@@ -57,10 +58,7 @@ def test_the_hook_names_the_kernel_and_its_constexpr_values() -> None:
     fn = type("Info", (), {"name": "softmax_kernel", "jit_function": Jit()})()
     assert before(fn=fn, compile={"constants": {(3,): 1 << 20}, "num_warps": 4, "num_stages": 3}, key=None) is False
     after(key=None)
-    assert sent == [
-        {"kind": "compiling", "what": "softmax_kernel[BLOCK=1048576, num_warps=4, num_stages=3]"},
-        {"kind": "compiled"},
-    ]
+    assert sent == [Compiling(what="softmax_kernel[BLOCK=1048576, num_warps=4, num_stages=3]"), Compiled()]
     long = compile_watch.describe(fn, {(i % 4,): "x" * 100 for i in range(40)})
     assert len(long) <= compile_watch.MAX_WHAT
 

@@ -681,8 +681,8 @@ def test_gpu_memory_beyond_the_problems_limit_is_a_memory_limit_verdict_naming_b
     assert gpu_memory_over(40 << 30, 40 << 30, "testing case 'n1'") is None
     assert gpu_memory_over(5 << 30, None, "testing case 'n1'") is None
     over = gpu_memory_over((45 << 30) + 1, 40 << 30, "testing case 'n1'")
-    assert over is not None and over["verdict"] == "memory_limit"
-    assert "46,080 MiB" in over["message"] and "40,960 MiB" in over["message"] and "'n1'" in over["message"]
+    assert over is not None and over.verdict == "memory_limit"
+    assert "46,080 MiB" in over.message and "40,960 MiB" in over.message and "'n1'" in over.message
 
 
 def test_the_child_is_told_the_problems_gpu_memory_limit() -> None:

@@ -7,7 +7,7 @@ import json
 import sys
 from typing import Any, BinaryIO
 
-from judge.harness.common import framing
+from judge.harness.common import frames, framing
 
 
 class Stop(Exception):
@@ -26,12 +26,12 @@ class Channel:
         self.writer = writer
         self.reader = reader
 
-    def send(self, header: dict[str, Any], blob: Any = None) -> None:
-        if self.writer is None:
-            if header.get("kind") in ("error", "violation"):
-                print(json.dumps(header), file=sys.stderr, flush=True)
+    def send(self, frame: frames.Frame, blob: Any = None) -> None:
+        if self.writer is None:  # ncu mode: what ends the run goes to stderr, which the parent logs
+            if isinstance(frame, frames.Error | frames.Violation):
+                print(json.dumps(frames.encode(frame)), file=sys.stderr, flush=True)
             return
-        framing.write_frame(self.writer, header, blob)
+        framing.write_frame(self.writer, frames.encode(frame), blob)
 
     def wait_go(self) -> bool:
         return bool(self.wait_answer().get("go"))
@@ -39,11 +39,11 @@ class Channel:
     def wait_answer(self) -> dict[str, Any]:
         """The parent's answer to an await: {go: bool}, after a shape's timing maybe with
         retime: true (time the shape again). {} when the channel broke."""
-        return self.ask({"kind": "await"})
+        return self.ask(frames.Await())
 
-    def ask(self, header: dict[str, Any]) -> dict[str, Any]:
-        """Send a frame the parent answers ("await", a call request) and read the answer."""
-        self.send(header)
+    def ask(self, frame: frames.Frame) -> dict[str, Any]:
+        """Send a frame the parent answers (an Await, a Call) and read the answer."""
+        self.send(frame)
         if self.reader is None:
             return {"go": True}
         try:

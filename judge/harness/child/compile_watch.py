@@ -14,9 +14,11 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from judge.harness.common.frames import Compiled, Compiling, Frame
+
 MAX_WHAT = 300
 
-Send = Callable[[dict[str, Any]], None]
+Send = Callable[[Frame], None]
 
 
 def describe(fn: Any, constants: dict[Any, Any], num_warps: Any = None, num_stages: Any = None) -> str:
@@ -40,12 +42,12 @@ def hooks(send: Send) -> tuple[Callable[..., Any], Callable[..., Any]]:
     def before(*, fn: Any, compile: dict[str, Any], **_: Any) -> bool:
         what = describe(fn, compile.get("constants") or {}, compile.get("num_warps"), compile.get("num_stages"))
         with lock:
-            send({"kind": "compiling", "what": what})
+            send(Compiling(what=what))
         return False  # falsy: Triton goes on to compile
 
     def after(**_: Any) -> None:
         with lock:
-            send({"kind": "compiled"})
+            send(Compiled())
 
     return before, after
 

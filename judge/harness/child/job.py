@@ -28,7 +28,7 @@ from judge.harness.child.channel import Channel, Stop, Violation
 from judge.harness.child.ncu_mode import run_for_ncu
 from judge.harness.child.runner import Runner
 from judge.harness.child.warmup import warm_up
-from judge.harness.common import framing
+from judge.harness.common import frames, framing
 from judge.harness.common.child_job import ChildJob
 from judge.harness.common.errors import trim
 
@@ -107,7 +107,7 @@ def main(argv: list[str] | None = None) -> int:
         # Warm: said before waiting, so the pool can tell a warmed process from one still
         # starting (sandbox.WarmPool.warm_idle) and the report can show what the warm-up took.
         with contextlib.suppress(Exception):
-            channel.send({"kind": "warm", "warmed": warmed})
+            channel.send(frames.Warm(warmed=warmed))
         try:
             raw, library = framing.read_frame(reader, max_blob=MAX_LIBRARY_BYTES)
         except (framing.ChannelClosed, framing.FrameError):
@@ -115,7 +115,7 @@ def main(argv: list[str] | None = None) -> int:
     code = 0
     # The time limit starts now: the process start-up (imports, CUDA context) is the judge's.
     with contextlib.suppress(Exception):
-        channel.send({"kind": "ready"})
+        channel.send(frames.Ready())
     try:
         job = ChildJob.from_dict(raw)
         materialize(job, library)
@@ -126,19 +126,17 @@ def main(argv: list[str] | None = None) -> int:
     except Stop:
         pass
     except Violation as exc:
-        channel.send({"kind": "violation", "rule": exc.rule, "message": exc.message})
+        channel.send(frames.Violation(rule=exc.rule, message=exc.message))
     except BaseException as exc:
         if isinstance(exc, torch.cuda.OutOfMemoryError):
-            channel.send(
-                {"kind": "error", "verdict": "memory_limit", "message": f"out of memory: {trim(str(exc), 2000)}"}
-            )
+            channel.send(frames.Error(verdict="memory_limit", message=f"out of memory: {trim(str(exc), 2000)}"))
         else:
             detail = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
             print(detail, file=sys.stderr, flush=True)
-            channel.send({"kind": "error", "verdict": "internal_error", "message": trim(detail, 8000)})
+            channel.send(frames.Error(verdict="internal_error", message=trim(detail, 8000)))
             code = 1
     with contextlib.suppress(Exception):
-        channel.send({"kind": "done"})
+        channel.send(frames.Done())
     sys.stdout.flush()
     sys.stderr.flush()
     # Exit without running the submission's atexit hooks or waiting for its threads.

@@ -22,7 +22,7 @@ def profiler_sanity() -> list[str]:
     return [e.name for e in prof.events() if str(getattr(e, "device_type", "")).endswith("CUDA")]
 
 
-def kernel_list(call: Callable[[], Any]) -> list[list[Any]]:
+def kernel_list(call: Callable[[], Any]) -> list[tuple[str, float]]:
     """The kernels one call launched, from the profiler (CUDA activity only)."""
     from torch.profiler import ProfilerActivity, profile
 
@@ -41,4 +41,4 @@ def kernel_list(call: Callable[[], Any]) -> list[list[Any]]:
             except (AttributeError, TypeError, ValueError):
                 us = 0.0
             names[event.name] = names.get(event.name, 0.0) + us
-    return [[n, t] for n, t in names.items()]
+    return list(names.items())

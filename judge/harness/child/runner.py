@@ -22,6 +22,7 @@ from judge.harness.child.profiling import kernel_list, profiler_sanity
 from judge.harness.child.shared_inputs import SharedSets
 from judge.harness.child.submission import Submission, classify, load_module
 from judge.harness.child.timing import L2Flusher, TimingPolicy, time_calls
+from judge.harness.common import frames
 from judge.harness.common.child_job import CaseJob, ChildJob, ShapeJob, TensorDecl
 from judge.harness.common.tensors import DTYPES, InputSample, checksum, poison_, sample_positions, to_bytes
 
@@ -39,15 +40,15 @@ def strict_numerics() -> None:
     matmul.allow_fp16_reduced_precision_reduction = False
 
 
-def gpu_memory_over(used_bytes: int, limit_bytes: int | None, stage: str) -> dict[str, str] | None:
+def gpu_memory_over(used_bytes: int, limit_bytes: int | None, stage: str) -> frames.Error | None:
     """The memory_limit error for a call that allocated more GPU memory than the problem allows."""
     if limit_bytes is None or used_bytes <= limit_bytes:
         return None
-    return {
-        "verdict": "memory_limit",
-        "message": f"solve() allocated {used_bytes / 2**20:,.0f} MiB of GPU memory beyond its inputs and outputs "
+    return frames.Error(
+        verdict="memory_limit",
+        message=f"solve() allocated {used_bytes / 2**20:,.0f} MiB of GPU memory beyond its inputs and outputs "
         f"while {stage}; this problem allows {limit_bytes / 2**20:,.0f} MiB",
-    }
+    )
 
 
 class Runner:
@@ -166,13 +167,13 @@ class Runner:
         except Violation:
             raise
         except BaseException as exc:
-            self.channel.send({"kind": "error", **classify(exc, self.submission.path, self.submission.shown_as, stage)})
+            self.channel.send(classify(exc, self.submission.path, self.submission.shown_as, stage))
             raise Stop from None
         gpu_bytes = self.gpu_memory_used(memory_mark)  # before the checks below allocate anything
         self.check_after_call(inputs, outputs, before)
         over = gpu_memory_over(gpu_bytes, self.job.gpu_memory_bytes, stage)
         if over:
-            self.channel.send({"kind": "error", **over})
+            self.channel.send(over)
             raise Stop
         return returned
 
@@ -200,15 +201,23 @@ class Runner:
         cupy_bytes = pool.total_bytes() - mark[1] if pool is not None else 0
         return max(0, torch.cuda.max_memory_allocated() - mark[0]) + max(0, cupy_bytes)
 
-    def send_outputs(self, outputs: list[torch.Tensor], where: dict[str, Any], sample_phase: int | None = None) -> None:
-        """Each output's bytes to the parent; with sample_phase, only tensors.sample_positions of
-        a large one (the check before a shape's timing)."""
+    def send_outputs(
+        self,
+        outputs: list[torch.Tensor],
+        case: int | None = None,
+        shape: int | None = None,
+        set_index: int = 0,
+        sample_phase: int | None = None,
+    ) -> None:
+        """Each output's bytes to the parent (of case `case` or input set `set_index` of shape
+        `shape`); with sample_phase, only tensors.sample_positions of a large one (the check
+        before a shape's timing)."""
         for t, spec in zip(outputs, self.outputs_spec, strict=True):
             positions = None
             if sample_phase is not None:
                 positions = sample_positions(t.numel(), t.element_size(), sample_phase, self.job.precheck_sample_bytes)
             sent = t if positions is None else t.reshape(-1)[positions.to(t.device)]
-            self.channel.send({"kind": "output", **where, "name": spec.name}, to_bytes(sent))
+            self.channel.send(frames.Output(name=spec.name, set=set_index, case=case, shape=shape), to_bytes(sent))
 
     # -- stages -------------------------------------------------------------------------------
 
@@ -256,9 +265,7 @@ class Runner:
             raise RuntimeError("the profiler saw no kernel of a harness fill; CUPTI is not working here")
         targets: list[ShapeJob | CaseJob] = [*self.job.benchmarks] or [self.job.cases[self.job.profile_case]]
         for j, target in enumerate(targets):
-            self.channel.send(
-                {"kind": "stage", "stage": "profiling", "done": j, "total": len(targets), "detail": target.name}
-            )
+            self.channel.send(frames.Stage(stage="profiling", done=j, total=len(targets), detail=target.name))
             seed = target.pool_seeds[0] if isinstance(target, ShapeJob) else target.seed
             assert seed is not None  # "own" memory: every case carries its seed
             inputs = self.make_inputs(seed, target.sizes, target.shapes)
@@ -268,7 +275,7 @@ class Runner:
             self.poison(outputs)
             names = kernel_list(call)
             self.check_after_call(inputs, outputs, before)
-            self.channel.send({"kind": "kernels", "shape": j, "names": names})
+            self.channel.send(frames.Kernels(shape=j, names=names))
             del inputs, outputs, call
 
     def correctness(self) -> None:
@@ -277,9 +284,7 @@ class Runner:
             return
         cases = self.job.cases
         for i, case in enumerate(cases):
-            self.channel.send(
-                {"kind": "stage", "stage": "testing", "done": i, "total": len(cases), "detail": case.name}
-            )
+            self.channel.send(frames.Stage(stage="testing", done=i, total=len(cases), detail=case.name))
             assert case.seed is not None  # "own" memory: every case carries its seed
             inputs = self.make_inputs(case.seed, case.sizes, case.shapes)
             outputs = self.make_outputs(case.shapes)
@@ -288,10 +293,8 @@ class Runner:
             returned = self.call_checked(call, inputs, outputs, f"testing case {case.name!r}")
             sums_after = [checksum(t) for t in inputs]
             self.check_inputs_unchanged(sums_before, sums_after)
-            self.send_outputs(outputs, {"case": i, "set": 0})
-            self.channel.send(
-                {"kind": "checked", "case": i, "set": 0, "checksums": sums_after, "returned": returned is not None}
-            )
+            self.send_outputs(outputs, case=i)
+            self.channel.send(frames.Checked(set=0, checksums=sums_after, returned=returned is not None, case=i))
             del inputs, outputs, call
 
     def check_inputs_unchanged(self, before: list[str], after: list[str]) -> None:
@@ -326,9 +329,7 @@ class Runner:
             sizes = shape.sizes
             size_args = [sizes[n] for n in self.sizes_names]
             detail = shape.name
-            self.channel.send(
-                {"kind": "stage", "stage": "benchmarking", "done": j, "total": len(shapes), "detail": detail}
-            )
+            self.channel.send(frames.Stage(stage="benchmarking", done=j, total=len(shapes), detail=detail))
 
             def tensor_bytes(specs: list[TensorDecl], shape: ShapeJob = shape) -> int:
                 return sum(DTYPES[t.dtype].itemsize * _count(shape.shapes[t.name]) for t in specs)
@@ -351,7 +352,7 @@ class Runner:
             ]
             outputs = set_outputs[0]
             flush_bytes = self.flusher.flush_bytes if self.flusher else 0
-            self.channel.send({"kind": "pool", "shape": j, "size": k, "flush_bytes": flush_bytes})
+            self.channel.send(frames.Pool(shape=j, size=k, flush_bytes=flush_bytes))
 
             fresh = FreshSets(self, shape, pool)
             # One untimed call on set 0 whose output the parent checks (a sample of a large one:
@@ -359,10 +360,8 @@ class Runner:
             fresh.before_call(0)
             returned = self.call_checked(calls[0], pool[0], outputs, f"benchmark shape {detail!r}")
             self.check_inputs_unchanged(sums0, [checksum(t) for t in pool[0]])
-            self.send_outputs(outputs, {"shape": j, "set": 0}, sample_phase=shape.sample_phase)
-            self.channel.send(
-                {"kind": "checked", "shape": j, "set": 0, "checksums": sums0, "returned": returned is not None}
-            )
+            self.send_outputs(outputs, shape=j, sample_phase=shape.sample_phase)
+            self.channel.send(frames.Checked(set=0, checksums=sums0, returned=returned is not None, shape=j))
             if not self.channel.wait_go():
                 return False
 
@@ -389,15 +388,9 @@ class Runner:
             def started(j: int = j, detail: str = detail, fresh: FreshSets = fresh) -> None:
                 fresh.timing_started()
                 self.channel.send(
-                    {
-                        "kind": "stage",
-                        "stage": "benchmarking",
-                        "done": j,
-                        "total": len(shapes),
-                        "detail": f"{detail}: timing",
-                    }
+                    frames.Stage(stage="benchmarking", done=j, total=len(shapes), detail=f"{detail}: timing")
                 )
-                self.channel.send({"kind": "timing_start", "shape": j})
+                self.channel.send(frames.TimingStart(shape=j))
 
             while True:  # once, or again when the parent asks (its drains looked like hidden work)
                 fresh.new_attempt()
@@ -417,40 +410,35 @@ class Runner:
                     raise
                 except BaseException as exc:
                     self.channel.send(
-                        {
-                            "kind": "error",
-                            **classify(exc, self.submission.path, self.submission.shown_as, f"timing shape {detail!r}"),
-                        }
+                        classify(exc, self.submission.path, self.submission.shown_as, f"timing shape {detail!r}")
                     )
                     raise Stop from None
                 fresh.check_unchanged()
                 self.channel.send(
-                    {
-                        "kind": "times",
-                        "seeds": fresh.timed_seeds(),
-                        "warmup_seeds": fresh.warmup_seeds(),
-                        "shape": j,
-                        "times_us": run.times_us,
-                        "sets": run.sets,
-                        "drains_us": run.drains_us,
-                        "warmup_us": run.warmup_us,
-                        "stop_reason": run.stop_reason,
-                        "cover_us": run.cover_us,
-                        **({"drain_detail": run.drain_detail} if policy.drain_detail else {}),
-                    }
+                    frames.Times(
+                        shape=j,
+                        times_us=run.times_us,
+                        sets=run.sets,
+                        drains_us=run.drains_us,
+                        warmup_us=run.warmup_us,
+                        stop_reason=run.stop_reason,
+                        cover_us=run.cover_us,
+                        seeds=fresh.timed_seeds(),
+                        warmup_seeds=fresh.warmup_seeds(),
+                        drain_detail=run.drain_detail if policy.drain_detail else None,
+                    )
                 )
                 # The final set's outputs still hold the last timed call's result: the parent checks it too.
                 final = run.sets[-1]
-                self.send_outputs(set_outputs[final], {"shape": j, "set": final})
+                self.send_outputs(set_outputs[final], shape=j, set_index=final)
                 self.channel.send(
-                    {
-                        "kind": "checked",
-                        "shape": j,
-                        "set": final,
-                        "seed": fresh.seed_of[final],
-                        "checksums": [checksum(t) for t in pool[final]],
-                        "returned": False,
-                    }
+                    frames.Checked(
+                        set=final,
+                        checksums=[checksum(t) for t in pool[final]],
+                        returned=False,
+                        shape=j,
+                        seed=fresh.seed_of[final],
+                    )
                 )
                 answer = self.channel.wait_answer()
                 if not answer.get("go"):
@@ -462,7 +450,7 @@ class Runner:
 
     def report_failure(self, exc: BaseException, stage: str) -> None:
         """An exception of the submission's: its verdict to the parent, then Stop."""
-        self.channel.send({"kind": "error", **classify(exc, self.submission.path, self.submission.shown_as, stage)})
+        self.channel.send(classify(exc, self.submission.path, self.submission.shown_as, stage))
         raise Stop from None
 
 

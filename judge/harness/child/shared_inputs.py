@@ -1,7 +1,7 @@
 """The child's side of the parent's memory (judge/harness/common/shared_memory.py).
 
 The child holds no seed and no input generator: before each call it asks the parent for the
-call's memory ({"kind": "call", ...} on fd 4) and blocks until the parent's "go" (on fd 3), by
+call's memory (a Call frame on fd 4) and blocks until the parent's "go" (on fd 3), by
 which time the parent has written the inputs and poisoned the outputs. A region's first "go"
 carries its size and layout, and its fd arrives on the region socket (fd 5) just before.
 """
@@ -14,6 +14,7 @@ from typing import Any
 
 import torch
 
+from judge.harness.common.frames import Call, Frame
 from judge.harness.common.shared_memory import Region, Slot, receive_region_fd
 
 
@@ -24,7 +25,7 @@ class Refused(Exception):
 class SharedSets:
     def __init__(
         self,
-        ask: Callable[[dict[str, Any]], dict[str, Any]],
+        ask: Callable[[Frame], dict[str, Any]],
         sock: socket.socket,
         input_names: list[str],
         output_names: list[str],
@@ -35,17 +36,17 @@ class SharedSets:
         self.output_names = output_names
         self.regions: dict[str, Region] = {}
 
-    def acquire(self, request: dict[str, Any]) -> tuple[str, list[torch.Tensor], list[torch.Tensor]]:
+    def acquire(self, request: Call) -> tuple[str, list[torch.Tensor], list[torch.Tensor]]:
         """Ask for one call's memory; (region key, inputs, outputs) once the parent says go."""
-        answer = self.ask({"kind": "call", **request})
+        answer = self.ask(request)
         if not answer.get("go"):
             raise Refused
         return self.attach(answer)
 
-    def acquire_batch(self, request: dict[str, Any]) -> list[tuple[int, str, list[torch.Tensor], list[torch.Tensor]]]:
-        """Ask for a batch of timed calls' memory (the parent decides how many); per call, (input
-        set, region key, inputs, outputs) once the parent says go."""
-        answer = self.ask({"kind": "call", "batch": True, **request})
+    def acquire_batch(self, request: Call) -> list[tuple[int, str, list[torch.Tensor], list[torch.Tensor]]]:
+        """Ask for a batch of timed calls' memory (a request with batch set: the parent decides
+        how many); per call, (input set, region key, inputs, outputs) once the parent says go."""
+        answer = self.ask(request)
         if not answer.get("go"):
             raise Refused
         calls = answer.get("calls")

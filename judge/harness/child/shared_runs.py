@@ -1,8 +1,8 @@
 """The child's runs on memory the parent owns (CPU hosts; docs/judging.md sections 2 and 5).
 
-Every call, checked or timed, goes: ask the parent for the call's memory ({"kind": "call"}),
-wait for its "go" (the inputs are written and the outputs poisoned by then), call, then say
-{"kind": "called"} with the call's own time. The parent reads the outputs and inputs from its
+Every call, checked or timed, goes: ask the parent for the call's memory (a Call frame), wait
+for its "go" (the inputs are written and the outputs poisoned by then), call, then say Called
+with the call's own time. The parent reads the outputs and inputs from its
 own mapping and keeps its own clock around the call; the child sends no output bytes, no
 checksum and no seed (it has none).
 
@@ -27,6 +27,7 @@ import torch
 
 from judge.harness.child.shared_inputs import Refused
 from judge.harness.child.timing import SetOrder, TimedRun, TimingPolicy, collector_paused
+from judge.harness.common.frames import Call, Called, Pool, Stage, Times, TimingStart
 from judge.harness.common.stats import ci_converged
 
 if TYPE_CHECKING:
@@ -46,20 +47,22 @@ Bound = tuple[Callable[[], Any], list[torch.Tensor], list[torch.Tensor], list[An
 
 def time_batches(
     runner: Runner,
-    base: dict[str, Any],
+    shape: int,
     bind: Callable[[int, str, list[torch.Tensor], list[torch.Tensor]], Bound],
     k: int,
     policy: TimingPolicy,
     rng: random.Random,
     started: Callable[[], None],
-    extra: Callable[[], dict[str, Any]] = dict,
+    cpu: Callable[[], float | None] = lambda: None,
     min_batches: int = MIN_BATCHES,
+    calibration: bool = False,
 ) -> TimedRun:
     """The timed loop of CPU hosts. Warm-up calls one at a time over k input sets until two
     agree (compilation done), as time_calls does; then timed calls in batches whose size the
     parent decides: a batch's calls run back to back after one go, each timed by this process,
-    and the parent bounds the batch with its own clock (parent/clock.py). `base` says whose
-    calls these are in every request and report; extra() adds to each report."""
+    and the parent bounds the batch with its own clock (parent/clock.py). The calls are shape
+    `shape`'s (the judge's own when calibrating); cpu() adds the CPU time the calls used to each
+    report."""
     run = TimedRun()
     perf = time.perf_counter_ns
     order = SetOrder(k, rng)
@@ -72,11 +75,12 @@ def time_batches(
     began, previous = time.monotonic(), None
     while True:
         index = order.next()
-        bound = bind(index, *shared.acquire({**base, "set": index, "phase": "warmup"}))
+        request = Call(shape=shape, set=index, phase="warmup", calibration=calibration)
+        bound = bind(index, *shared.acquire(request))
         t0 = perf()
         bound[0]()
         elapsed = (perf() - t0) / 1000.0
-        channel.send({"kind": "called", **base, "set": index, "phase": "warmup", "us": elapsed, **extra()})
+        channel.send(Called(shape=shape, set=index, phase="warmup", us=elapsed, calibration=calibration, cpu_us=cpu()))
         check(bound)
         run.warmup_us.append(elapsed)
         stable = previous is not None and abs(elapsed - previous) <= policy.warmup_stable_rel * max(previous, 1e-9)
@@ -90,7 +94,7 @@ def time_batches(
     with collector_paused():
         began, batches = time.monotonic(), 0
         while True:
-            planned = shared.acquire_batch({**base, "phase": "timed"})
+            planned = shared.acquire_batch(Call(shape=shape, phase="timed", batch=True, calibration=calibration))
             sets = [index for index, *_ in planned]
             calls = [bind(*call) for call in planned]
             claims = []
@@ -98,7 +102,9 @@ def time_batches(
                 t0 = perf()
                 bound[0]()
                 claims.append((perf() - t0) / 1000.0)
-            channel.send({"kind": "called", **base, "sets": sets, "phase": "timed", "us": claims, **extra()})
+            channel.send(
+                Called(shape=shape, sets=sets, phase="timed", us=claims, calibration=calibration, cpu_us=cpu())
+            )
             for bound in calls:
                 check(bound)
             run.times_us.extend(claims)
@@ -166,12 +172,12 @@ def calibrate_shape(runner: Runner, j: int) -> None:
             held[index] = (touch_and_spin, inputs, outputs, runner.meta(inputs + outputs))
         return held[index]
 
-    def cpu() -> dict[str, Any]:
+    def cpu() -> float:
         used, spun_cpu_us[0] = spun_cpu_us[0], 0.0
-        return {"cpu_us": used}
+        return used
 
-    base = {"calibration": True, "shape": j}
-    time_batches(runner, base, bind, 1, calibration_policy(), random.Random(0), lambda: None, cpu, CALIBRATION_BATCHES)
+    policy, rng = calibration_policy(), random.Random(0)
+    time_batches(runner, j, bind, 1, policy, rng, lambda: None, cpu, CALIBRATION_BATCHES, calibration=True)
 
 
 def correctness(runner: Runner) -> None:
@@ -179,11 +185,11 @@ def correctness(runner: Runner) -> None:
     assert shared is not None
     cases = runner.job.cases
     for i, case in enumerate(cases):
-        runner.channel.send({"kind": "stage", "stage": "testing", "done": i, "total": len(cases), "detail": case.name})
-        key, inputs, outputs = shared.acquire({"case": i})
+        runner.channel.send(Stage(stage="testing", done=i, total=len(cases), detail=case.name))
+        key, inputs, outputs = shared.acquire(Call(case=i))
         call = runner.submission.bind(inputs, outputs, [case.sizes[n] for n in runner.sizes_names])
         returned = runner.call_checked(call, inputs, outputs, f"testing case {case.name!r}")
-        runner.channel.send({"kind": "called", "case": i, "returned": returned is not None})
+        runner.channel.send(Called(case=i, returned=returned is not None))
         del inputs, outputs, call
         shared.release(key)
 
@@ -212,31 +218,27 @@ class ShapeRun:
         self.keys: set[str] = set()
 
     def stage(self, detail: str) -> None:
-        self.runner.channel.send(
-            {"kind": "stage", "stage": "benchmarking", "done": self.j, "total": self.total, "detail": detail}
-        )
+        self.runner.channel.send(Stage(stage="benchmarking", done=self.j, total=self.total, detail=detail))
 
     def run(self, policy: TimingPolicy, order_rng: random.Random, fail: Callable[[BaseException, str], None]) -> bool:
         runner, j, name = self.runner, self.j, self.shape.name
         self.stage(name)
         k = max(1, min(runner.job.pool_sets, 4))
-        runner.channel.send({"kind": "pool", "shape": j, "size": k, "flush_bytes": 0})
+        runner.channel.send(Pool(shape=j, size=k, flush_bytes=0))
         try:
-            key, inputs, outputs = self.shared.acquire({"shape": j, "set": 0, "phase": "check"})
+            key, inputs, outputs = self.shared.acquire(Call(shape=j, set=0, phase="check"))
         except Refused:
             return False
         self.keys.add(key)
         call = runner.submission.bind(inputs, outputs, self.sizes)
         returned = runner.call_checked(call, inputs, outputs, f"benchmark shape {name!r}")
-        runner.channel.send(
-            {"kind": "called", "shape": j, "set": 0, "phase": "check", "returned": returned is not None}
-        )
+        runner.channel.send(Called(shape=j, set=0, phase="check", returned=returned is not None))
         if not runner.channel.wait_go():
             return False
         while True:  # once, or again when the parent asks
             self.phase = "warmup"
             try:
-                timed = time_batches(runner, {"shape": j}, self.bind, k, policy, order_rng, self.started)
+                timed = time_batches(runner, j, self.bind, k, policy, order_rng, self.started)
             except Refused:
                 return False
             except BaseException as exc:
@@ -246,16 +248,15 @@ class ShapeRun:
                 raise
             runner.check_guard()  # once per timing: outside the calls' handshakes
             runner.channel.send(
-                {
-                    "kind": "times",
-                    "shape": j,
-                    "times_us": timed.times_us,
-                    "sets": timed.sets,
-                    "drains_us": timed.drains_us,
-                    "warmup_us": timed.warmup_us,
-                    "stop_reason": timed.stop_reason,
-                    "cover_us": timed.cover_us,
-                }
+                Times(
+                    shape=j,
+                    times_us=timed.times_us,
+                    sets=timed.sets,
+                    drains_us=timed.drains_us,
+                    warmup_us=timed.warmup_us,
+                    stop_reason=timed.stop_reason,
+                    cover_us=timed.cover_us,
+                )
             )
             answer = runner.channel.wait_answer()
             if not answer.get("go"):
@@ -278,4 +279,4 @@ class ShapeRun:
     def started(self) -> None:
         self.phase = "timed"
         self.stage(f"{self.shape.name}: timing")
-        self.runner.channel.send({"kind": "timing_start", "shape": self.j})
+        self.runner.channel.send(TimingStart(shape=self.j))

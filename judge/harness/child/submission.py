@@ -15,6 +15,7 @@ from judge.harness.child.channel import Channel, Stop
 from judge.harness.child.triton_interpreter import needs_gpu_in
 from judge.harness.common.child_job import ChildJob
 from judge.harness.common.errors import exception_text, syntax_error_message, trim, user_traceback
+from judge.harness.common.frames import Error
 from judge.harness.languages import LoadError
 
 
@@ -46,17 +47,13 @@ class Submission:
         try:
             self.fn = self.language.load(self.path, self.names, self.n_tensors)
         except SyntaxError as exc:
-            self.channel.send(
-                {"kind": "error", "verdict": "compile_error", "message": syntax_error_message(exc, self.shown_as)}
-            )
+            self.channel.send(Error(verdict="compile_error", message=syntax_error_message(exc, self.shown_as)))
             raise Stop from None
         except LoadError as exc:
-            self.channel.send({"kind": "error", "verdict": "runtime_error", "message": str(exc)})
+            self.channel.send(Error(verdict="runtime_error", message=str(exc)))
             raise Stop from None
         except BaseException as exc:
-            self.channel.send(
-                {"kind": "error", **classify(exc, self.path, self.shown_as, stage="importing your module")}
-            )
+            self.channel.send(classify(exc, self.path, self.shown_as, stage="importing your module"))
             raise Stop from None
 
     def bind(self, inputs: list[torch.Tensor], outputs: list[torch.Tensor], sizes: list[int]) -> Callable[[], Any]:
@@ -69,17 +66,17 @@ class Submission:
         return call
 
 
-def classify(exc: BaseException, path: str, shown_as: str, stage: str) -> dict[str, str]:
+def classify(exc: BaseException, path: str, shown_as: str, stage: str) -> Error:
     """Map an exception raised by the submission to a verdict and a user-facing message."""
     name = type(exc).__name__
     module = type(exc).__module__ or ""
     needs_gpu = needs_gpu_in(exc)
     if needs_gpu is not None:
-        return {"verdict": "rejected", "message": needs_gpu.message()}
+        return Error(verdict="rejected", message=needs_gpu.message())
     said = exception_text(exc)
     if isinstance(exc, torch.cuda.OutOfMemoryError | MemoryError) or "out of memory" in said.lower():
-        return {"verdict": "memory_limit", "message": f"out of memory while {stage}: {trim(said, 2000)}"}
+        return Error(verdict="memory_limit", message=f"out of memory while {stage}: {trim(said, 2000)}")
     text = user_traceback(exc, path, shown_as)
     if name == "CompilationError" and module.startswith("triton"):
-        return {"verdict": "compile_error", "message": f"Triton could not compile your kernel:\n{text}"}
-    return {"verdict": "runtime_error", "message": f"error while {stage}:\n{text}"}
+        return Error(verdict="compile_error", message=f"Triton could not compile your kernel:\n{text}")
+    return Error(verdict="runtime_error", message=f"error while {stage}:\n{text}")

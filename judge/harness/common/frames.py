@@ -240,20 +240,35 @@ def encode(frame: Frame) -> dict[str, Any]:
 
 
 def _encode_fields(item: Any) -> dict[str, Any]:
-    return {
-        f.name: _encode_value(getattr(item, f.name))
-        for f in dataclasses.fields(item)
-        if getattr(item, f.name) is not None
-    }
+    out = {}
+    for name in _field_names(type(item)):
+        value = getattr(item, name)
+        if value is not None:
+            out[name] = value if type(value) in _SCALARS else _encode_value(value)
+    return out
+
+
+# The child encodes a frame between a timed batch's last call and the parent's clock reading
+# its report: kept to a few microseconds (field names looked up once per class, scalars as is).
+_SCALARS = frozenset({bool, int, float, str})
+_NAMES: dict[type, tuple[str, ...]] = {}
+
+
+def _field_names(cls: type) -> tuple[str, ...]:
+    if cls not in _NAMES:
+        _NAMES[cls] = tuple(f.name for f in dataclasses.fields(cls))
+    return _NAMES[cls]
 
 
 def _encode_value(value: Any) -> Any:
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return _encode_fields(value)
+    if type(value) in _SCALARS or value is None:
+        return value
     if isinstance(value, list | tuple):
-        return [_encode_value(v) for v in value]
+        return [v if type(v) in _SCALARS else _encode_value(v) for v in value]
     if isinstance(value, dict):
         return {k: _encode_value(v) for k, v in value.items()}
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return _encode_fields(value)
     return value
 
 

@@ -1,7 +1,7 @@
 """The parent's half of calls on memory it owns (CPU hosts; docs/judging.md sections 2, 4 and 5).
 
-The child asks for each call's memory ({"kind": "call", ...}) and reports each call done
-({"kind": "called", ...}); between the two, everything that decides a verdict happens here:
+The child asks for each call's memory (a Call frame, common/frames.py) and reports each call
+done (Called); between the two, everything that decides a verdict happens here:
 
 - on a request, the parent generates the call's inputs from a seed only it knows (a fresh seed
   for every call of a shape, so nothing could have been computed ahead), writes them into the

@@ -1,6 +1,6 @@
 """Rejected (forged-timing), or judged at its honest time: computes the right answer, then
 divides by 1000 every time its own process reports, by setting an attribute on the judge's object in that
-process (the runner's channel gets a `send` that rescales the time fields of each frame).
+process (the runner's channel gets a `send` that rescales the time fields of each frame it is given).
 
 Against a judge that takes the child's times, this scored 1000 times faster. Here the judge's
 own clock bounds every batch of timed calls: claims it contradicts beyond the allowance are not
@@ -8,6 +8,7 @@ taken, and the shape is scored at the time the judge's clock saw (or, when the c
 gross, the submission is rejected).
 """
 
+import dataclasses
 import gc
 
 import torch
@@ -15,16 +16,17 @@ import torch
 FACTOR = 1000.0
 
 
-def _scaled(header):
-    header = dict(header)
+def _scaled(frame):
+    changes = {}
     for key in ("times_us", "warmup_us"):
-        if isinstance(header.get(key), list):
-            header[key] = [v / FACTOR for v in header[key]]
-    if isinstance(header.get("us"), int | float):
-        header["us"] = header["us"] / FACTOR
-    elif isinstance(header.get("us"), list):
-        header["us"] = [v / FACTOR for v in header["us"]]
-    return header
+        if isinstance(getattr(frame, key, None), list):
+            changes[key] = [v / FACTOR for v in getattr(frame, key)]
+    us = getattr(frame, "us", None)
+    if isinstance(us, int | float):  # a per-call report
+        changes["us"] = us / FACTOR
+    elif isinstance(us, list):  # a batch's report
+        changes["us"] = [v / FACTOR for v in us]
+    return dataclasses.replace(frame, **changes) if changes else frame
 
 
 def _patch_channel() -> bool:
@@ -32,8 +34,8 @@ def _patch_channel() -> bool:
         if type(obj).__name__ == "Runner" and callable(getattr(getattr(obj, "channel", None), "send", None)):
             real = obj.channel.send
 
-            def send(header, blob=None, _real=real):
-                return _real(_scaled(header) if isinstance(header, dict) else header, blob)
+            def send(frame, blob=None, _real=real):
+                return _real(_scaled(frame) if dataclasses.is_dataclass(frame) else frame, blob)
 
             obj.channel.send = send
             return True

@@ -7,6 +7,7 @@ Against a judge that compares checksums the child computes, this was accepted. T
 the inputs back from its own memory.
 """
 
+import dataclasses
 import gc
 import sys
 
@@ -27,12 +28,12 @@ def _forge(runner) -> None:
     runner.check_inputs_sampled = lambda *args, **kwargs: None
     real = runner.channel.send
 
-    def send(header, blob=None):
-        if isinstance(header, dict) and header.get("kind") == "checked" and "case" in header and checksum:
-            case = runner.job.cases[header["case"]]
+    def send(frame, blob=None):
+        if getattr(frame, "kind", None) == "checked" and frame.case is not None and checksum:
+            case = runner.job.cases[frame.case]
             fresh = runner.make_inputs(case.seed, case.sizes, case.shapes)
-            header = {**header, "checksums": [checksum(t) for t in fresh]}
-        return real(header, blob)
+            frame = dataclasses.replace(frame, checksums=[checksum(t) for t in fresh])
+        return real(frame, blob)
 
     runner.channel.send = send
 

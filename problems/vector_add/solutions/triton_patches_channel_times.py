@@ -7,6 +7,7 @@ Against a judge that takes the child's reported times as the score, vector_add s
 faster than the same kernel judged honestly. The judge's own clock around each timed call contradicts the claims.
 """
 
+import dataclasses
 import gc
 
 import torch
@@ -27,16 +28,17 @@ FACTOR = 1000.0
 TIME_FIELDS = ("times_us", "warmup_us")
 
 
-def _scaled(header):
-    header = dict(header)
+def _scaled(frame):
+    changes = {}
     for key in TIME_FIELDS:
-        if isinstance(header.get(key), list):
-            header[key] = [v / FACTOR for v in header[key]]
-    if isinstance(header.get("us"), int | float):  # a per-call report
-        header["us"] = header["us"] / FACTOR
-    elif isinstance(header.get("us"), list):  # a batch's report
-        header["us"] = [v / FACTOR for v in header["us"]]
-    return header
+        if isinstance(getattr(frame, key, None), list):
+            changes[key] = [v / FACTOR for v in getattr(frame, key)]
+    us = getattr(frame, "us", None)
+    if isinstance(us, int | float):  # a per-call report
+        changes["us"] = us / FACTOR
+    elif isinstance(us, list):  # a batch's report
+        changes["us"] = [v / FACTOR for v in us]
+    return dataclasses.replace(frame, **changes) if changes else frame
 
 
 def _patch_channel() -> bool:
@@ -47,8 +49,8 @@ def _patch_channel() -> bool:
         if channel is not None and callable(getattr(channel, "send", None)):
             real = channel.send
 
-            def send(header, blob=None, _real=real):
-                return _real(_scaled(header) if isinstance(header, dict) else header, blob)
+            def send(frame, blob=None, _real=real):
+                return _real(_scaled(frame) if dataclasses.is_dataclass(frame) else frame, blob)
 
             channel.send = send
             return True
