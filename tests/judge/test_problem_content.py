@@ -249,6 +249,9 @@ def accepted_python_solutions() -> Iterator[Any]:
     for slug in PROBLEMS:
         problem = SPECS[slug]
         for sol in problem.solutions:
+            # The starters' completions are judged whole on the CPU by test_problem_verdicts.py.
+            if "_starter_completed." in sol.file:
+                continue
             if sol.expect == "accepted" and sol.language in ("triton", "pytorch") and not sol.gpu_only:
                 yield pytest.param(slug, problem.directory / "solutions" / sol.file, id=f"{slug}/{sol.file}")
         expert = problem.reference_dir / "expert_triton.py"
