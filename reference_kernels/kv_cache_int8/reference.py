@@ -24,6 +24,7 @@ import torch
 
 _PARAM_SALT = 0x5A17_0016
 QMAX = 127
+_CHUNK_TOKENS = 1 << 14  # tokens of key or value processed at a time by the reference
 
 
 def generate_inputs(
@@ -69,24 +70,30 @@ def generate_inputs(
     else:
         live = torch.arange(tokens, device=device)
     slot_mapping[live] = torch.randperm(slots, generator=gen, device=device).to(torch.int32)
-    rows = [(int(t), h) for t in live.sort().values.tolist() for h in range(num_kv_heads)]
+    live_tokens = live.sort().values
     for x in made:
-        _plant(x, rows, gen, device)
+        _plant(x, live_tokens, gen, device)
         _remove_ambiguous_halves(x)
     return {"key": made[0], "value": made[1], "slot_mapping": slot_mapping}
 
 
-def _plant(x: torch.Tensor, rows: list[tuple[int, int]], gen: torch.Generator, device: str) -> None:
-    """A zero row (one element -0.0) and up to three halfway rows, at random live rows."""
-    if len(rows) < 2:
+def _plant(x: torch.Tensor, live_tokens: torch.Tensor, gen: torch.Generator, device: str) -> None:
+    """A zero row (one element -0.0) and up to three halfway rows, at random rows (token, head) of
+    the non-padding tokens (row r: token live_tokens[r // heads], head r % heads)."""
+    heads, head_dim = x.shape[1], x.shape[2]
+    count = live_tokens.numel() * heads
+    if count < 2:
         return
-    head_dim = x.shape[-1]
-    pick = torch.randperm(len(rows), generator=gen, device=device)[:4].tolist()
-    t, h = rows[pick[0]]
+    pick = torch.randperm(count, generator=gen, device=device)[:4].tolist()
+
+    def token_head(r: int) -> tuple[int, int]:
+        return int(live_tokens[r // heads]), r % heads
+
+    t, h = token_head(pick[0])
     x[t, h] = 0.0
     x[t, h, int(torch.randint(head_dim, (1,), generator=gen, device=device))] = -0.0
     for p in pick[1:]:
-        t, h = rows[p]
+        t, h = token_head(p)
         j = int(torch.randint(-6, 3, (1,), generator=gen, device=device))
         odd = 2 * torch.randint(-127, 127, (head_dim,), generator=gen, device=device) + 1  # |odd| <= 253
         row = odd.double() * 2.0 ** (j - 1)
@@ -98,6 +105,11 @@ def _plant(x: torch.Tensor, rows: list[tuple[int, int]], gen: torch.Generator, d
 
 def _remove_ambiguous_halves(x: torch.Tensor) -> None:
     """Move +-absmax/2 one bf16 step toward zero in rows where absmax / 127 is not a power of two."""
+    for part in x.split(_CHUNK_TOKENS):
+        _remove_in(part)
+
+
+def _remove_in(x: torch.Tensor) -> None:
     mag = x.float().abs()
     absmax = mag.amax(dim=-1, keepdim=True)
     mantissa, _ = torch.frexp(absmax.double() / QMAX)
@@ -108,7 +120,13 @@ def _remove_ambiguous_halves(x: torch.Tensor) -> None:
 
 
 def quantize_rows(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    """q (int8) and s (float64 holding the fp32 value) of every row of x [..., head_dim]."""
+    """q (int8) and s (float64 holding the fp32 value) of every row of x [tokens, heads, head_dim],
+    _CHUNK_TOKENS tokens at a time (a float64 copy of a 2^31-element input is not needed)."""
+    parts = [_quantize(part) for part in x.split(_CHUNK_TOKENS)]
+    return torch.cat([q for q, _ in parts]), torch.cat([s for _, s in parts])
+
+
+def _quantize(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     absmax = x.double().abs().amax(dim=-1)
     s = (absmax / QMAX).float().double()  # fp32 rounding of the exact quotient (no double rounding)
     safe = torch.where(s > 0, s, torch.ones_like(s))
