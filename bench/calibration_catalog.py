@@ -432,3 +432,8 @@ CATALOG_PLANS: dict[str, tuple[Variants, tuple[dict[str, int], ...], tuple[dict[
 from bench.calibration_attention_gemm_routing import PLANS as _ATTENTION_GEMM_ROUTING  # noqa: E402
 
 CATALOG_PLANS.update(_ATTENTION_GEMM_ROUTING)
+
+# kv_cache_int8 (issue 19): the int8 KV-cache append, in a module of its own.
+from bench.calibration_kv_cache import PLANS as _KV_CACHE  # noqa: E402
+
+CATALOG_PLANS.update(_KV_CACHE)
