@@ -1,5 +1,5 @@
-"""Typed frames (judge/harness/common/frames.py): every kind round-trips, a malformed frame is
-refused naming its field, and no object whatever makes the decoder raise anything but
+"""Typed frames (judge/harness/common/frames.py): every kind round-trips (the child's frames
+and the parent's answers), a malformed frame is refused naming its field, and no object whatever makes the decoder raise anything but
 ForgedFrame (the parent's malformed-frame rejection). No judging here: each test is cheap."""
 
 from __future__ import annotations
@@ -63,6 +63,29 @@ VALID: list[frames.Frame] = [
 ]
 
 
+# The parent's answers: a stop, a retime, a call's memory (a region named for the first time,
+# with its layout) and a batch's (regions named before).
+ANSWERS: list[frames.Go] = [
+    frames.Go(go=False),
+    frames.Go(go=True, retime=True),
+    frames.Go(
+        go=True,
+        calls=[
+            frames.Grant(
+                set=0,
+                region="case:0",
+                size=8192,
+                slots=[
+                    frames.RegionSlot(name="a", dtype="float32", shape=[1024], offset=0),
+                    frames.RegionSlot(name="c", dtype="float32", shape=[1024], offset=4096),
+                ],
+            )
+        ],
+    ),
+    frames.Go(go=True, calls=[frames.Grant(set=1, region="shape:0:1"), frames.Grant(set=2, region="shape:0:2")]),
+]
+
+
 def wire(frame: frames.Frame) -> dict[str, Any]:
     """The frame's JSON object as the parent reads it: through JSON, with framing's blob size."""
     obj = json.loads(json.dumps(frames.encode(frame)))
@@ -78,6 +101,29 @@ def test_every_kind_the_child_sends_has_a_valid_example() -> None:
 @pytest.mark.parametrize("frame", VALID, ids=lambda f: f.kind)
 def test_a_frame_comes_back_as_it_was_sent(frame: frames.Frame) -> None:
     assert frames.decode(wire(frame)) == frame
+
+
+@pytest.mark.parametrize("answer", ANSWERS, ids=range(len(ANSWERS)))
+def test_an_answer_comes_back_as_the_parent_sent_it(answer: frames.Go) -> None:
+    assert frames.decode_answer(wire(answer)) == answer
+
+
+def test_a_frame_of_one_direction_is_refused_in_the_other() -> None:
+    with pytest.raises(ForgedFrame, match="unknown frame kind 'go'"):
+        frames.decode(wire(frames.Go(go=True)))
+    with pytest.raises(ForgedFrame, match="unknown frame kind 'await'"):
+        frames.decode_answer(wire(frames.Await()))
+
+
+def test_a_malformed_answer_is_refused_naming_the_nested_field() -> None:
+    obj = wire(ANSWERS[2])
+    obj["calls"][0]["slots"][1]["shape"] = ["1024"]
+    with pytest.raises(ForgedFrame, match=r"go frame: calls\[0\]\.slots\[1\]\.shape\[0\] must be an int"):
+        frames.decode_answer(obj)
+    obj = wire(ANSWERS[3])
+    del obj["calls"][1]["region"]
+    with pytest.raises(ForgedFrame, match=r"go frame: calls\[1\]: missing field region"):
+        frames.decode_answer(obj)
 
 
 def test_a_frame_is_encoded_with_its_kind_and_without_the_fields_it_leaves_out() -> None:
@@ -217,17 +263,20 @@ def mutate(obj: Any, rng: random.Random) -> Any:
 def test_random_mutations_of_valid_frames_decode_or_are_refused_with_the_one_error() -> None:
     rng = random.Random(20261203)
     decoded = refused = 0
+    examples: list[tuple[frames.Frame, Any]] = [(f, frames.decode) for f in VALID]
+    examples += [(a, frames.decode_answer) for a in ANSWERS]
     for i in range(20_000):
-        obj = wire(VALID[i % len(VALID)])
+        example, decode = examples[i % len(examples)]
+        obj = wire(example)
         for _ in range(rng.randrange(1, 4)):
             obj = mutate(obj, rng)
         try:
-            frame = frames.decode(obj)
+            frame = decode(obj)
         except ForgedFrame:
             refused += 1
         else:
             decoded += 1
-            assert type(frame) is frames.FROM_CHILD[frame.kind]
+            assert type(frame) in (frames.Go, *frames.FROM_CHILD.values())
     assert decoded > 100 and refused > 10_000, (decoded, refused)
 
 

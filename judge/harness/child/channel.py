@@ -34,20 +34,22 @@ class Channel:
         framing.write_frame(self.writer, frames.encode(frame), blob)
 
     def wait_go(self) -> bool:
-        return bool(self.wait_answer().get("go"))
+        return self.wait_answer().go
 
-    def wait_answer(self) -> dict[str, Any]:
-        """The parent's answer to an await: {go: bool}, after a shape's timing maybe with
-        retime: true (time the shape again). {} when the channel broke."""
+    def wait_answer(self) -> frames.Go:
+        """The parent's answer to an await: go on or stop, after a shape's timing maybe with
+        retime (time the shape again)."""
         return self.ask(frames.Await())
 
-    def ask(self, frame: frames.Frame) -> dict[str, Any]:
-        """Send a frame the parent answers (an Await, a Call) and read the answer."""
+    def ask(self, frame: frames.Frame) -> frames.Go:
+        """Send a frame the parent answers (an Await, a Call) and read its Go; a stop when the
+        channel broke. The parent is trusted: an answer that does not decode is the judge's own
+        fault, and the ForgedFrame it raises ends the job as one."""
         self.send(frame)
         if self.reader is None:
-            return {"go": True}
+            return frames.Go(go=True)
         try:
             header, _ = framing.read_frame(self.reader, max_blob=0)
         except (framing.ChannelClosed, framing.FrameError):
-            return {}
-        return header
+            return frames.Go(go=False)
+        return frames.decode_answer(header)

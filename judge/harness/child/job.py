@@ -7,8 +7,8 @@ parent: deterministic), calls solve() and sends back what it saw: full outputs, 
 per-call times and drains, profiler kernel names, broken rules. It decides nothing: the parent
 compares, computes statistics and gives the verdict. It serves exactly one job, then exits.
 
-The frames it sends to the parent (fd 4) are the dataclasses of judge/harness/common/frames.py,
-one per kind, each saying what it carries.
+The frames it sends to the parent (fd 4) and the parent's answers it reads (fd 3) are the
+dataclasses of judge/harness/common/frames.py, one per kind, each saying what it carries.
 """
 
 from __future__ import annotations

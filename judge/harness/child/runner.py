@@ -441,9 +441,9 @@ class Runner:
                     )
                 )
                 answer = self.channel.wait_answer()
-                if not answer.get("go"):
+                if not answer.go:
                     return False
-                if not answer.get("retime"):
+                if not answer.retime:
                     break
             del pool, calls, outputs, set_outputs, fresh
         return True

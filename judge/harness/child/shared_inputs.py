@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import socket
 from collections.abc import Callable
-from typing import Any
 
 import torch
 
-from judge.harness.common.frames import Call, Frame
+from judge.harness.common.frames import Call, Frame, Go, Grant
 from judge.harness.common.shared_memory import Region, Slot, receive_region_fd
 
 
@@ -25,7 +24,7 @@ class Refused(Exception):
 class SharedSets:
     def __init__(
         self,
-        ask: Callable[[Frame], dict[str, Any]],
+        ask: Callable[[Frame], Go],
         sock: socket.socket,
         input_names: list[str],
         output_names: list[str],
@@ -38,31 +37,29 @@ class SharedSets:
 
     def acquire(self, request: Call) -> tuple[str, list[torch.Tensor], list[torch.Tensor]]:
         """Ask for one call's memory; (region key, inputs, outputs) once the parent says go."""
-        answer = self.ask(request)
-        if not answer.get("go"):
-            raise Refused
-        return self.attach(answer)
+        return self.attach(self.granted(request)[0])
 
     def acquire_batch(self, request: Call) -> list[tuple[int, str, list[torch.Tensor], list[torch.Tensor]]]:
         """Ask for a batch of timed calls' memory (a request with batch set: the parent decides
         how many); per call, (input set, region key, inputs, outputs) once the parent says go."""
-        answer = self.ask(request)
-        if not answer.get("go"):
-            raise Refused
-        calls = answer.get("calls")
-        if not isinstance(calls, list) or not calls:
-            raise RuntimeError("the parent's go named no calls")
-        return [(int(call["set"]), *self.attach(call)) for call in calls]
+        return [(grant.set, *self.attach(grant)) for grant in self.granted(request)]
 
-    def attach(self, answer: dict[str, Any]) -> tuple[str, list[torch.Tensor], list[torch.Tensor]]:
-        key = answer.get("region")
-        if not isinstance(key, str):
-            raise RuntimeError("the parent's go named no region")
+    def granted(self, request: Call) -> list[Grant]:
+        answer = self.ask(request)
+        if not answer.go:
+            raise Refused
+        if not answer.calls:
+            raise RuntimeError("the parent's go named no calls")
+        return answer.calls
+
+    def attach(self, grant: Grant) -> tuple[str, list[torch.Tensor], list[torch.Tensor]]:
+        key = grant.region
         region = self.regions.get(key)
         if region is None:
-            size = answer["size"]
-            slots = [Slot.from_dict(s, size) for s in answer["slots"]]
-            region = Region.attach(receive_region_fd(self.sock), size, slots)
+            if grant.size is None or grant.slots is None:
+                raise RuntimeError(f"the parent's go named region {key} without its layout")
+            slots = [Slot.from_frame(s, grant.size) for s in grant.slots]
+            region = Region.attach(receive_region_fd(self.sock), grant.size, slots)
             self.regions[key] = region
         views = region.views
         return key, [views[n] for n in self.input_names], [views[n] for n in self.output_names]

@@ -259,9 +259,9 @@ class ShapeRun:
                 )
             )
             answer = runner.channel.wait_answer()
-            if not answer.get("go"):
+            if not answer.go:
                 return False
-            if not answer.get("retime"):
+            if not answer.retime:
                 break
         self.calls.clear()
         for used in self.keys:

@@ -1,5 +1,6 @@
 """The frames between parent and child, typed: one frozen dataclass per kind, one encoder, one
-decoder (stdlib only; docs/architecture.md says how to add a kind).
+decoder (stdlib only; docs/architecture.md says how to add a kind). The child sends the kinds of
+FromChild on its fd 4; the parent answers an Await or a Call with a Go on the child's fd 3.
 
 framing.py moves a frame's bytes; this module says what a frame may hold. `encode` turns a frame
 into the JSON object framing.py writes (its kind, then every field that is not None); `decode`
@@ -231,6 +232,44 @@ FromChild = (
 FROM_CHILD: dict[str, type[Frame]] = {cls.kind: cls for cls in typing.get_args(FromChild)}
 
 
+# -- parent to child (fd 3): the answers --------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RegionSlot:
+    """Where one tensor lies in a region (common/shared_memory.py's Slot, as a go carries it)."""
+
+    name: str
+    dtype: str
+    shape: list[int]
+    offset: int
+
+
+@dataclass(frozen=True)
+class Grant:
+    """One call's memory: its input set and region; the first time a region is named, its size
+    and layout too (its fd arrives on the region socket just before the go)."""
+
+    set: int
+    region: str
+    size: int | None = None
+    slots: list[RegionSlot] | None = None
+
+
+@dataclass(frozen=True)
+class Go(Frame):
+    """The parent's answer to an Await or a Call: go on or stop; after a shape's timing, maybe
+    time it again (retime); to a Call, the memory of its call or of each call of its batch."""
+
+    kind: ClassVar[str] = "go"
+    go: bool
+    retime: bool = False
+    calls: list[Grant] | None = None
+
+
+TO_CHILD: dict[str, type[Go]] = {Go.kind: Go}
+
+
 # -- the encoder and the decoder --------------------------------------------------------------
 
 
@@ -280,6 +319,11 @@ def decode(obj: object) -> FromChild:
     return typing.cast(FromChild, decode_as(obj, FROM_CHILD))
 
 
+def decode_answer(obj: object) -> Go:
+    """The parent's answer, typed (the child reads it); ForgedFrame naming the field otherwise."""
+    return decode_as(obj, TO_CHILD)
+
+
 def decode_as(obj: object, kinds: dict[str, type[F]]) -> F:
     """The frame of one of `kinds` that `obj` (a frame's JSON object) holds."""
     if type(obj) is not dict:
@@ -292,7 +336,7 @@ def decode_as(obj: object, kinds: dict[str, type[F]]) -> F:
     if ("blob" in fields) != cls.BLOB:
         raise ForgedFrame(f"{kind} frame: {'its blob is missing' if cls.BLOB else 'carries a blob'}")
     fields.pop("blob", None)  # its size was checked by framing.read_frame
-    return _dataclass(cls, fields, f"{kind} frame: ")
+    return _dataclass(cls, fields, f"{kind} frame", top=True)
 
 
 _HINTS: dict[type, dict[str, Any]] = {}
@@ -306,19 +350,22 @@ def _hints(cls: type) -> dict[str, Any]:
     return _HINTS[cls]
 
 
-def _dataclass(cls: type[Any], obj: object, where: str) -> Any:
+def _dataclass(cls: type[Any], obj: object, where: str, top: bool = False) -> Any:
+    """The dataclass `cls` from a JSON object; `where` names it in errors ("go frame", or a
+    field's path inside one: "go frame: calls[0]")."""
     if type(obj) is not dict:
-        raise ForgedFrame(f"{where}must be an object, got {_shown(obj)}")
+        raise _wrong(where, "an object", obj)
     hints = _hints(cls)
     for key in obj:
         if key not in hints:
-            raise ForgedFrame(f"{where}unknown field {_shown(key)}")
+            raise ForgedFrame(f"{where}: unknown field {_shown(key)}")
     values = {}
-    for f in dataclasses.fields(cls):  # type: ignore[arg-type]
+    for f in dataclasses.fields(cls):
         if f.name in obj:
-            values[f.name] = _value(hints[f.name], obj[f.name], f"{where}{f.name}")
+            path = f"{where}: {f.name}" if top else f"{where}.{f.name}"
+            values[f.name] = _value(hints[f.name], obj[f.name], path)
         elif f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
-            raise ForgedFrame(f"{where}missing field {f.name}")
+            raise ForgedFrame(f"{where}: missing field {f.name}")
     return cls(**values)
 
 
@@ -331,12 +378,14 @@ def _value(hint: Any, value: object, where: str) -> Any:
                 return value
         raise _wrong(where, "one of " + ", ".join(repr(o) for o in typing.get_args(hint)), value)
     if origin in (typing.Union, types.UnionType):
+        closest = None  # the error of the alternative of the value's own JSON type: the precise one
         for alternative in typing.get_args(hint):
             try:
                 return _value(alternative, value, where)
-            except ForgedFrame:
-                continue
-        raise _wrong(where, _name(hint), value)
+            except ForgedFrame as exc:
+                if closest is None and _json_type(alternative) is type(value):
+                    closest = exc
+        raise closest or _wrong(where, _name(hint), value)
     if hint is type(None):
         if value is None:
             return None
@@ -375,7 +424,7 @@ def _value(hint: Any, value: object, where: str) -> Any:
             for key, item in value.items()
         }
     if isinstance(hint, type) and dataclasses.is_dataclass(hint):
-        return _dataclass(hint, value, f"{where}.")
+        return _dataclass(hint, value, where)
     raise TypeError(f"frames.py cannot check a field of type {hint!r}")  # the judge's own bug
 
 
@@ -391,9 +440,21 @@ def _wrong(where: str, wanted: str, value: object) -> ForgedFrame:
     return ForgedFrame(f"{where} must be {wanted}, got {_shown(value)}")
 
 
+def _json_type(hint: Any) -> type | None:
+    """The JSON type a value of `hint` arrives as (list for a list or a tuple, dict for a dict or a
+    dataclass); None where more than one does (a float may arrive as an int)."""
+    origin = typing.get_origin(hint)
+    if origin in (list, tuple):
+        return list
+    if origin is dict or (isinstance(hint, type) and dataclasses.is_dataclass(hint)):
+        return dict
+    return hint if hint in (bool, int, str) else None
+
+
 def _name(hint: Any) -> str:
     names = (
-        "null" if a is type(None) else a.__name__ if isinstance(a, type) else str(a) for a in typing.get_args(hint)
+        "null" if a is type(None) else a.__name__ if isinstance(a, type) else str(a).replace(f"{__name__}.", "")
+        for a in typing.get_args(hint)
     )
     return " | ".join(names)
 

@@ -23,10 +23,10 @@ import mmap
 import os
 import socket
 from dataclasses import dataclass
-from typing import Any
 
 import torch
 
+from judge.harness.common.frames import RegionSlot
 from judge.harness.common.tensors import DTYPES
 
 ALIGN = 64  # every tensor starts on a cache line
@@ -54,20 +54,19 @@ class Slot:
     def nbytes(self) -> int:
         return self.numel * DTYPES[self.dtype].itemsize
 
-    def as_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "dtype": self.dtype, "shape": list(self.shape), "offset": self.offset}
+    def as_frame(self) -> RegionSlot:
+        return RegionSlot(name=self.name, dtype=self.dtype, shape=list(self.shape), offset=self.offset)
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any], region_bytes: int) -> Slot:
-        """A slot from a frame, checked to lie inside a region of region_bytes."""
-        name, dtype, shape, offset = data.get("name"), data.get("dtype"), data.get("shape"), data.get("offset")
-        if not isinstance(name, str) or dtype not in DTYPES or not isinstance(offset, int) or offset < 0:
-            raise ValueError(f"bad slot {data!r}")
-        if not isinstance(shape, list) or not all(isinstance(d, int) and d >= 0 for d in shape):
-            raise ValueError(f"bad slot shape {shape!r}")
-        slot = cls(name, dtype, tuple(shape), offset)
-        if offset % ALIGN or offset + slot.nbytes > region_bytes:
-            raise ValueError(f"slot {name} at {offset} (+{slot.nbytes}) outside the region of {region_bytes} bytes")
+    def from_frame(cls, frame: RegionSlot, region_bytes: int) -> Slot:
+        """A slot from the parent's go, checked to lie inside a region of region_bytes."""
+        if frame.dtype not in DTYPES or frame.offset < 0 or any(d < 0 for d in frame.shape):
+            raise ValueError(f"bad slot {frame!r}")
+        slot = cls(frame.name, frame.dtype, tuple(frame.shape), frame.offset)
+        if slot.offset % ALIGN or slot.offset + slot.nbytes > region_bytes:
+            raise ValueError(
+                f"slot {slot.name} at {slot.offset} (+{slot.nbytes}) outside the region of {region_bytes} bytes"
+            )
         return slot
 
 

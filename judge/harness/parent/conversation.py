@@ -320,7 +320,7 @@ class Conversation:
         assert self.child is not None and self.child.job_out is not None
         self.free_device_memory()
         with contextlib.suppress(BrokenPipeError, OSError):
-            framing.write_frame(self.child.job_out, {"go": go, "retime": True} if retime else {"go": go})
+            framing.write_frame(self.child.job_out, fr.encode(fr.Go(go=go, retime=retime)))
         if not go:
             # A verdict is known (e.g. a wrong answer): no benchmark.
             self.conclude()

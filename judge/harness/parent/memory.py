@@ -12,10 +12,10 @@ from __future__ import annotations
 import socket
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import torch
 
+from judge.harness.common.frames import Grant
 from judge.harness.common.shared_memory import Region, Slot, layout, send_region_fd
 from judge.harness.common.tensors import DTYPES, poison_
 
@@ -38,11 +38,13 @@ class ParentMemory:
         self.regions: dict[str, Region] = {}
         self.written: dict[str, dict[str, torch.Tensor]] = {}  # the inputs each region was given
 
-    def stage(self, key: str, values: dict[str, torch.Tensor], shapes: Mapping[str, Sequence[int]]) -> dict[str, Any]:
+    def stage(
+        self, key: str, values: dict[str, torch.Tensor], shapes: Mapping[str, Sequence[int]], set_index: int = 0
+    ) -> Grant:
         """Write a call's inputs into region `key` (made and sent on first use) and poison its
-        outputs; returns what the child's "go" carries about the region."""
+        outputs; returns what the child's go carries about the call on input set `set_index`."""
         region = self.regions.get(key)
-        answer: dict[str, Any] = {"region": key}
+        grant = Grant(set=set_index, region=key)
         if region is None:
             slots, size = layout(
                 [(t.name, t.dtype, tuple(shapes[t.name])) for t in self.inputs]
@@ -51,7 +53,7 @@ class ParentMemory:
             region = Region.create(slots, size)
             send_region_fd(self.sock, region.fd)
             self.regions[key] = region
-            answer.update(size=size, slots=[s.as_dict() for s in slots])
+            grant = Grant(set=set_index, region=key, size=size, slots=[s.as_frame() for s in slots])
         copies = {}
         for spec in self.inputs:
             value = values[spec.name]
@@ -66,7 +68,7 @@ class ParentMemory:
         for spec in self.outputs:
             poison_(region.views[spec.name], spec.dtype)
         self.written[key] = copies
-        return answer
+        return grant
 
     def poison(self, key: str) -> None:
         """Poison a region's outputs again (a call on inputs that stay as they were)."""

@@ -194,11 +194,11 @@ class SharedCalls:
         staged = []
         for planned in out.calls:
             values = module.generate_inputs(seed=planned.seed, device=config.device, **sizes)
-            staged.append({"set": planned.set_index, **self.memory.stage(planned.key, values, shapes)})
+            staged.append(self.memory.stage(planned.key, values, shapes, planned.set_index))
             if out.what != "calibration":  # the reference of exactly these inputs, for the check
                 self.expected[planned.key] = module.reference(**values, **sizes)
             del values
-        go: dict[str, Any] = {"go": True, "calls": staged} if out.batch else {"go": True, **staged[0]}
+        go = fr.encode(fr.Go(go=True, calls=staged))
         self.outstanding = out
         out.reader_wait = self.reader_wait_now()
         out.started = time.monotonic()
