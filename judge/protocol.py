@@ -272,8 +272,8 @@ class ShapeTiming:
     # section 4): how many timings, and the slow drains of each; the statistics are the last's.
     timing_attempts: int = 1
     slow_drains: list[int] | None = None
-    # CPU hosts: the time the judge's own clock saw beyond the submission's claimed times, added
-    # to each of them because the claims were beyond their allowance (docs/judging.md section 2).
+    # CPU hosts: the median time per call the judge's own clock saw beyond the submission's
+    # claimed times, added to them (0.0: the claims held; docs/judging.md section 2).
     judge_clock_added_us: float | None = None
 
 

@@ -4,6 +4,7 @@ parent are in test_trust_boundary.py."""
 
 from __future__ import annotations
 
+import dataclasses
 import random
 
 from judge.harness.parent import clock
@@ -82,3 +83,24 @@ def test_a_noisy_host_widens_the_rejection_bound_never_the_score() -> None:
     check = clock.check_calls(calls, cal, ALLOWANCE)
     assert not check.forged
     assert min(check.added_us) > 1000.0
+
+
+def test_a_loaded_hosts_preemptions_between_calls_are_not_forgery_but_still_counted() -> None:
+    """On a host with far more runnable threads than cores, the child is preempted between its
+    calls (where no claim holds the time) in every batch: seen on a 2-core host at load 10-17, an
+    honest batch of 14 calls claimed 2340 us where the judge's clock saw 8924 us. The kernel's
+    run-queue accounting says how long the child waited: taken off the gap for the verdict, never
+    off what the batch counts."""
+    cal = calibration()
+    preempted = [
+        clock.CallClock(
+            claim_us=b.claim_us, span_us=b.span_us + 6_000.0, cpu_us=b.cpu_us, calls=b.calls, wait_us=6_000.0
+        )
+        for b in batches(2_400.0, 2_400.0)
+    ]
+    check = clock.check_calls(preempted, cal, ALLOWANCE)
+    assert not check.forged and "wall" not in check.broken
+    assert all(a >= 6_000.0 - 200.0 for a in check.added_us)  # the score holds the wait
+    # The same gaps without the kernel's word for a wait: rejected.
+    unexplained = [dataclasses.replace(b, wait_us=0.0) for b in preempted]
+    assert clock.check_calls(unexplained, cal, ALLOWANCE).forged

@@ -18,10 +18,12 @@ then spins to a known length) on memory the parent stages exactly as for the sha
 calls, so the handshake runs in caches as cold as it will in the timing. Then per shape, with
 the calibration's medians subtracted:
 
-- wall excess: the lower quartile of span - claim over the timed batches, minus the calibrated
-  median. A forger that under-reports by a factor f adds (1 - 1/f) of its true time to every
-  batch's gap; scheduling noise on a busy host adds to some batches only, so the lower quartile
-  sees the first and little of the second;
+- wall excess: the lower quartile of span - claim - run-queue wait over the timed batches,
+  minus the calibrated median. A forger that under-reports by a factor f adds (1 - 1/f) of its
+  true time to every batch's gap; scheduling noise on a busy host adds to some batches only, so
+  the lower quartile sees the first and little of the second, and where a loaded host preempts
+  the child in every batch (between its calls, where no claim holds the wait) the kernel's
+  run-queue accounting, which the child cannot touch, says how long;
 - cpu excess: the median of cpu - claim minus the calibrated median of (iteration cpu - the
   call's own cpu). A call cannot use more of its thread's CPU than its wall time, so an honest
   claim never falls below its CPU time; this bound is tight but sees only work done on the
@@ -60,9 +62,10 @@ class CallClock:
     cpu_us: float | None = None
     call_cpu_us: float | None = None  # calibration only: the judge-owned call's own CPU time
     # Time the child's main thread and the parent's frame reader spent runnable but not running
-    # (the kernel's run-queue wait) during the go: reported, never taken off the span. The
-    # submission's own threads can make its main thread wait, and a claim measured inside the
-    # call holds the waits of the call already.
+    # (the kernel's run-queue wait) during the go. Never taken off what the batch counts (the
+    # submission's own threads can make its main thread wait); taken off the gap only where the
+    # gap decides a forged-timing rejection, so that a host's scheduler, preempting the child
+    # between two of its calls where no claim sees it, is not called a forger.
     wait_us: float = 0.0
     calls: int = 1  # timed calls under this go
 
@@ -180,11 +183,11 @@ def check_calls(calls: Sequence[CallClock], calibration: Calibration, allowance:
         raise ValueError("no timed calls")
     claimed = statistics.median(c.claim_us for c in calls)
     relative = allowance.rel * claimed
-    gaps = sorted(c.wall_gap_us for c in calls)
+    unwaited = sorted(c.wall_gap_us - c.wait_us for c in calls)
     check = ClockCheck(
         claimed_us=claimed,
         span_us=statistics.median(c.span_us for c in calls),
-        wall_excess_us=quantile(gaps, 0.25) - calibration.wall_gap_us,
+        wall_excess_us=quantile(unwaited, 0.25) - calibration.wall_gap_us,
         wall_allowed_us=max(
             allowance.wall_us,
             relative,

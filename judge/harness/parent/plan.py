@@ -51,9 +51,9 @@ class ShapeState:
     drain_counts: list[tuple[int, int]] = field(default_factory=list)  # per attempt: (slow, timed calls)
     retime_pending: bool = False  # asked for, its times not received yet
     seen_seeds: set[int] = field(default_factory=lambda: {0})  # 0: the checked call before the warm-up
-    # CPU hosts: what the parent's clock saw beyond the claims, added to every claimed time
-    # when the claims were beyond their allowance (parent/clock.py).
-    clock_added_us: float = 0.0
+    # CPU hosts: the median of what the parent's clock saw beyond the claims, added to the
+    # claimed times (parent/clock.py); None where the parent's clock did not bound the shape.
+    clock_added_us: float | None = None
 
     def refuse_unasked_timing(self) -> None:
         """A timing (its start or its times) of a shape already timed, unless the judge asked for it."""

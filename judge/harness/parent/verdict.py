@@ -77,7 +77,7 @@ def shape_timing(spec: specmod.ProblemSpec, shape: ShapeState, report: Report, c
     timing = results.shape_timing(spec, shape.name, shape.sizes, shape.times, floor, baseline)
     timing.timing_attempts = max(1, len(shape.drain_counts))
     timing.slow_drains = [n for n, _ in shape.drain_counts]
-    if shape.clock_added_us > 0:
+    if shape.clock_added_us is not None:
         timing.judge_clock_added_us = round(shape.clock_added_us, 1)
     return timing
 
