@@ -126,22 +126,38 @@ cmd_test() {
   "$ROOT/.venv/web/bin/ruff" check . || status=1
   "$ROOT/.venv/web/bin/ruff" format --check . >/dev/null || { echo "gs: ruff format would change files (run: .venv/web/bin/ruff format .)" >&2; status=1; }
   (DEBUG=1 MYPYPATH=platform "$ROOT/.venv/web/bin/mypy" platform judge sandbox) || status=1
-  # The two suites run side by side: each keeps about one core busy (the judge's waits on its
-  # sandboxed children, the site's on its browser, server and workers), so together they take about
-  # the longer one's time on two cores. The judge's output is kept and printed after the site's.
-  local judge_log judge_pid judge_status=0
-  judge_log=$(mktemp "${TMPDIR:-/tmp}/gridstride-judge-tests.XXXXXX")
-  echo "== judge and sandbox tests ($JUDGE_PY), beside the web tests; their output follows theirs" >&2
-  "$JUDGE_PY" -m pytest -c pytest-judge.ini "$@" >"$judge_log" 2>&1 &
-  judge_pid=$!
-  trap 'kill "$judge_pid" 2>/dev/null; rm -f "$judge_log"; exit 130' INT TERM
-  echo "== web tests" >&2
-  web -m pytest "$@" || status=$?
-  wait "$judge_pid" || judge_status=$?
+  # The suites run side by side: each keeps about one core busy (the judge's waits on its
+  # sandboxed children, the site's on its database and workers, the browser tests on Chromium and
+  # the stacks they start), so together they take about the longest one's time. With no
+  # arguments the browser tests (tests/e2e: every one starts its own site, workers and SQLite
+  # database) are a third part beside the site's other tests; given arguments, the judge's and
+  # the site's suites each get them as they are. The background parts' output is kept and
+  # printed, each under its heading, once the site's tests are done.
+  local -a names=() pids=() logs=()
+  background() {  # background NAME COMMAND...: run a part with its output kept
+    local log; log=$(mktemp "${TMPDIR:-/tmp}/gridstride-tests.XXXXXX")
+    "${@:2}" >"$log" 2>&1 &
+    names+=("$1"); pids+=($!); logs+=("$log")
+  }
+  trap 'kill "${pids[@]}" 2>/dev/null; rm -f "${logs[@]}"; exit 130' INT TERM
+  background "judge and sandbox tests ($JUDGE_PY)" "$JUDGE_PY" -m pytest -c pytest-judge.ini "$@"
+  if (( $# == 0 )); then
+    background "browser tests (tests/e2e)" web -m pytest tests/e2e
+    echo "== web tests (the judge's and the browser tests run beside them; their output follows)" >&2
+    web -m pytest tests/web tests/test_architecture.py || status=$?
+  else
+    echo "== web tests (the judge's tests run beside them; their output follows)" >&2
+    web -m pytest "$@" || status=$?
+  fi
+  local i part_status
+  for i in "${!pids[@]}"; do
+    part_status=0
+    wait "${pids[$i]}" || part_status=$?
+    echo "== ${names[$i]}" >&2
+    cat "${logs[$i]}"; rm -f "${logs[$i]}"
+    (( part_status == 0 )) || status=$part_status
+  done
   trap - INT TERM
-  echo "== judge and sandbox tests ($JUDGE_PY)" >&2
-  cat "$judge_log"; rm -f "$judge_log"
-  (( judge_status == 0 )) || status=$judge_status
   return $status
 }
 
