@@ -8,6 +8,14 @@ ran a job it is never reused, and its tree is killed when it ends.
 Refilling: by default a replacement starts when a taken job *finishes* ("after"), not when it is
 taken, so a new process's CUDA start-up never competes with a job that is being timed on the
 same GPU. refill="immediate" trades that for a warm process even under back-to-back jobs.
+
+A pool of several processes starts them one at a time: a process is started only while no other
+idle one is still starting (has not yet written to its results channel: see warm_idle), so at
+most one start-up is ever in flight and an owner that must time something waits for at most one
+(wait_settled). A process that finishes its start-up while no taken job is running starts the
+next one if the pool is still short, so an idle pool fills up to its size by itself; while a job
+runs (a process is taken, or the owner holds the pool: hold/release), only the owner's
+refill_soon (at a point where nothing of that job is timed) starts one.
 """
 
 from __future__ import annotations
@@ -69,6 +77,7 @@ class WarmJob:
         self.channel_out = channel_out
         self.channel_in = channel_in
         self.regions = regions
+        self.was_warm = False  # set by take(): had it finished its start-up when taken?
 
     @property
     def pid(self) -> int:
@@ -112,10 +121,12 @@ class WarmPool:
         self._idle: deque[WarmJob] = deque()
         self._taken: set[int] = set()
         self._filling = 0  # spawns in progress, so two triggers never start two processes
+        self._holds = 0  # the owner is judging: only its refill_soon starts a process
         self._lock = threading.Lock()
         self._closed = False
-        for _ in range(size):
-            self._idle.append(self._spawn())
+        first = self._spawn()  # the rest one at a time, each once the one before is warm
+        self._idle.append(first)
+        self._watch(first)
 
     def _spawn(self) -> WarmJob:
         job_r, job_w = os.pipe()
@@ -144,7 +155,8 @@ class WarmPool:
         return WarmJob(job, io.FileIO(job_w, "wb"), io.FileIO(result_r, "rb"), regions)
 
     def refill_soon(self) -> None:
-        """Start the next warm process now, in the background, if the pool is short of one.
+        """Start the next warm process now, in the background, if the pool is short of one and
+        no other process of the pool is still starting (one start-up at a time).
 
         The owner calls this when a concurrent start can no longer disturb the running job
         (the judge: at once for a test run, after the timing for a benchmark), so that a job
@@ -153,6 +165,8 @@ class WarmPool:
         with self._lock:
             if self._closed or len(self._idle) + self._filling >= self.size:
                 return
+            if self._filling or _starting(self._idle):
+                return  # the one starting now tops the pool up once it is warm (_watch)
             self._filling += 1
 
         def fill() -> None:
@@ -168,10 +182,65 @@ class WarmPool:
                 if self._closed:
                     warm.kill()
                     warm.close_channels()
-                else:
-                    self._idle.append(warm)
+                    return
+                self._idle.append(warm)
+            self._watch(warm)
 
         threading.Thread(target=fill, name="sandbox-pool-refill", daemon=True).start()
+
+    def _watch(self, warm: WarmJob) -> None:
+        """In a pool of several: once `warm` has started up (or died), start the next process if
+        the pool is still short and no job is running (a running job's owner refills instead,
+        at a point where a start-up cannot disturb what it times)."""
+        if self.size < 2:
+            return  # short only while its one process is taken: the owner's refills suffice
+
+        def watch() -> None:
+            poller = select.poll()
+            poller.register(warm.channel_in.fileno(), select.POLLIN)
+            while True:
+                with self._lock:
+                    if self._closed or warm not in self._idle:
+                        return  # closed or taken: the owner refills
+                if poller.poll(200):
+                    break
+            with self._lock:
+                idle = not self._taken and not self._holds
+            if idle:
+                self.refill_soon()
+
+        threading.Thread(target=watch, name="sandbox-pool-watch", daemon=True).start()
+
+    def hold(self) -> None:
+        """The owner begins a job: from now until release() no process starts on its own (at a
+        process's exit or start-up), only when the owner asks (refill_soon), since the job may
+        time something outside the taken process too (the judge: baselines, the profiler)."""
+        with self._lock:
+            self._holds += 1
+
+    def release(self) -> None:
+        """The owner's job is over: an idle pool that is short starts its next process."""
+        with self._lock:
+            self._holds = max(0, self._holds - 1)
+            idle = not self._taken and not self._holds
+        if idle:
+            self.refill_soon()
+
+    def starting(self) -> int:
+        """Processes of the pool still starting up: being spawned, or idle and not yet warm."""
+        with self._lock:
+            return self._filling + _starting(self._idle)
+
+    def wait_settled(self, timeout: float) -> bool:
+        """Wait until no process of the pool is starting up (at most `timeout` s): an owner about
+        to time something calls this, since a start-up (imports, a CUDA context) competes with
+        timed calls for the CPU, memory bandwidth and the GPU. False if one still is."""
+        deadline = time.monotonic() + timeout
+        while self.starting():
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(0.01)
+        return True
 
     def warm_idle(self) -> int:
         """Idle processes that are warm: ready to start a job at once. A child says so by writing
@@ -189,14 +258,16 @@ class WarmPool:
             was_taken = job.pid in self._taken
             self._taken.discard(job.pid)
             # Another job may already be running (its owner took the next process before this
-            # one's exit was reaped): a start now would run beside it. Its owner refills.
-            busy = bool(self._taken)
+            # one's exit was reaped), or the owner still holds the pool for this job's last steps:
+            # a start now would run beside them. The owner refills.
+            busy = bool(self._taken) or self._holds > 0
         if was_taken and self.refill == "after" and not busy:
             self.refill_soon()
 
     def take(self) -> WarmJob:
-        """The next warm process, armed (its limits count from now). Raises SandboxError if no
-        process can be started, with the failed child's stderr."""
+        """The next warm process, armed (its limits count from now): one that has finished its
+        start-up where there is one (`was_warm` says which). Raises SandboxError if no process
+        can be started, with the failed child's stderr."""
         warm: WarmJob | None = None
         # A refill being spawned is further along than a process started now: wait for it briefly.
         deadline = time.monotonic() + FILL_WAIT_SECONDS
@@ -204,6 +275,11 @@ class WarmPool:
             with self._lock:
                 if self._closed:
                     raise SandboxError("the warm pool is closed")
+                ready = _ready(self._idle)
+                if ready:  # warm ones first (a dead one shows as ready too: it is dropped below)
+                    self._idle = deque(w for w in self._idle if w in ready) + deque(
+                        w for w in self._idle if w not in ready
+                    )
                 while self._idle:
                     candidate = self._idle.popleft()
                     result = candidate.job.poll()
@@ -218,6 +294,7 @@ class WarmPool:
             time.sleep(0.01)
         if warm is None:
             warm = self._spawn_checked()
+        warm.was_warm = warm in _ready([warm])
         with self._lock:
             self._taken.add(warm.pid)
         warm.job.arm()
@@ -249,3 +326,21 @@ class WarmPool:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _ready(processes: Iterable[WarmJob]) -> set[WarmJob]:
+    """Those whose results channel has something to read or hung up: warm, or dead (the pool's
+    processes write to it before they wait for their job); nothing is read here."""
+    by_fd = {w.channel_in.fileno(): w for w in processes}
+    if not by_fd:
+        return set()
+    poller = select.poll()
+    for fd in by_fd:
+        poller.register(fd, select.POLLIN)
+    return {by_fd[fd] for fd, _events in poller.poll(0)}
+
+
+def _starting(idle: Iterable[WarmJob]) -> int:
+    """Idle processes still starting up (neither warm nor dead)."""
+    idle = list(idle)
+    return len(idle) - len(_ready(idle))

@@ -141,7 +141,7 @@ def test_a_gpu_workers_pool_gets_the_seed_readable(tmp_path: Path, monkeypatch: 
     monkeypatch.setattr(triton_seed, "ensure_seed", lambda root, gpu, env: tmp_path)
     made: list[list[str] | None] = []
     monkeypatch.setattr(
-        launch, "make_pool", lambda argv, limits, env, gpu, readable=None: made.append(readable) or "pool"
+        launch, "make_pool", lambda argv, limits, env, gpu, readable=None, size=1: made.append(readable) or "pool"
     )
     config = JudgeConfig(device="cuda", gpu_index=0)
     pools: list[object] = []

@@ -12,6 +12,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -382,6 +383,57 @@ def test_refill_soon_starts_one_process_however_often_it_is_asked() -> None:
             warm.channel_out.close()
             assert warm.channel_in.read() == data
             warm.wait(10)
+
+
+# Says it is warm (a byte on fd 4, as the judge's child sends its "warm" frame) after a start-up.
+WARMING_CHILD = "import os, time\ntime.sleep(0.4)\nos.write(4, b'w')\ndata = os.read(3, 1000)\nos.write(4, data[::-1])"
+
+
+def serve(warm: Any, data: bytes) -> None:
+    assert warm.channel_in.read(1) == b"w"
+    warm.channel_out.write(data)
+    warm.channel_out.close()
+    assert warm.channel_in.read() == data[::-1]
+    warm.wait(10)
+
+
+def test_a_pool_of_two_starts_one_process_at_a_time_and_fills_up_while_idle() -> None:
+    with WarmPool(py(WARMING_CHILD), limits=SMALL, size=2) as pool:
+        assert len(pool._idle) == 1 and pool.starting() == 1  # the second waits for the first
+        starts = []
+        deadline = time.monotonic() + 10
+        while pool.warm_idle() < 2 and time.monotonic() < deadline:
+            starts.append(pool.starting())
+            time.sleep(0.01)
+        assert pool.warm_idle() == 2 and len(pool._idle) == 2
+        assert max(starts) == 1  # never two start-ups at once
+        serve(pool.take(), b"a")
+        serve(pool.take(), b"b")
+
+
+def test_a_job_right_behind_another_takes_a_warm_process_while_the_refill_starts() -> None:
+    with WarmPool(py(WARMING_CHILD), limits=SMALL, size=2) as pool:
+        assert pool.wait_settled(10) and pool.wait_settled(10) and pool.warm_idle() == 2
+        pool.hold()  # the owner judges: nothing starts on its own
+        first = pool.take()
+        assert first.was_warm
+        pool.refill_soon()  # the first job's safe point: one replacement starts
+        pool.refill_soon()  # asked again while it starts: still one
+        assert pool.starting() == 1
+        second = pool.take()  # right behind: the other warm process, no start-up to wait for
+        assert second.was_warm and second.pid != first.pid
+        # Before the second job times anything it waits for the replacement's start-up.
+        assert pool.starting() == 1 and pool.wait_settled(10) and pool.starting() == 0
+        serve(first, b"a")  # its exit starts nothing beside the second job (held, and taken)
+        time.sleep(0.3)
+        assert pool.starting() == 0 and len(pool._idle) == 1
+        serve(second, b"b")
+        pool.release()  # idle and short: it fills up again, one start-up at a time
+        deadline = time.monotonic() + 10
+        while pool.warm_idle() < 2 and time.monotonic() < deadline:
+            assert pool.starting() <= 1
+            time.sleep(0.01)
+        assert pool.warm_idle() == 2
 
 
 def test_a_process_ending_while_the_next_job_runs_starts_nothing_beside_it() -> None:

@@ -15,6 +15,8 @@ from typing import Any
 
 from judge.harness.child.timing import TimingPolicy
 from judge.harness.parent.launch import SandboxSetting
+from judge.harness.parent.pool_size import PoolSize
+from judge.harness.parent.pool_size import choose as choose_pool_size
 from judge.spec import REPO_ROOT
 
 log = logging.getLogger("judge.harness")
@@ -171,8 +173,12 @@ class JudgeConfig:
     system: dict[str, Any] | None = None
     # Host memory of a child (the warm pool's processes are started with it).
     child_memory_bytes: int = 16 << 30
-    # Keep a sandboxed child started ahead (python + torch + CUDA take seconds to start).
+    # Keep sandboxed children started ahead (python + torch + CUDA take seconds to start): at
+    # most warm_pool_max of them (None: pool_size's default for the device), fewer where memory
+    # is short; the size chosen and why are kept in pool_size once the pool is made.
     warm_pool: bool = True
+    warm_pool_max: int | None = None
+    pool_size: PoolSize | None = None
     # Caps every time limit of the problems (tests and tools; None: the problem's limits).
     limit_cap_seconds: float | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
@@ -232,7 +238,11 @@ class JudgeConfig:
                 # The pool's wall limit only bounds a lost process; each job's own deadline is
                 # enforced by the parent.
                 limits = launch.RunLimits(wall_seconds=3600, memory_bytes=self.child_memory_bytes)
-                self.pool = launch.make_pool(argv, limits, env, gpu, readable) or False
+                if launch.backend() == "sandbox":
+                    self.pool_size = choose_pool_size(self.device, self.gpu_index, self.warm_pool_max)
+                    log.info("warm pool: %s", self.pool_size.why)
+                size = self.pool_size.size if self.pool_size else 1
+                self.pool = launch.make_pool(argv, limits, env, gpu, readable, size=size) or False
             return self.pool or None
 
     def close_pool(self) -> None:
@@ -260,8 +270,26 @@ class JudgeConfig:
     def from_env(cls, **overrides: Any) -> JudgeConfig:
         """The config of a worker or a CLI run: the timing switches and the sandbox setting read
         from the environment now (overrides win)."""
-        settings: dict[str, Any] = {"switches": MethodSwitches.from_env(), "sandbox": SandboxSetting.from_env()}
+        settings: dict[str, Any] = {
+            "switches": MethodSwitches.from_env(),
+            "sandbox": SandboxSetting.from_env(),
+            "warm_pool_max": warm_pool_max_from_env(),
+        }
         return cls(**{**settings, **overrides})
+
+
+WARM_POOL_MAX = "GRIDSTRIDE_WARM_POOL_MAX"
+
+
+def warm_pool_max_from_env(environ: Mapping[str, str] | None = None) -> int | None:
+    """The warm pool's configured maximum from GRIDSTRIDE_WARM_POOL_MAX (None: the device's default)."""
+    env = os.environ if environ is None else environ
+    raw = env.get(WARM_POOL_MAX, "").strip()
+    if not raw:
+        return None
+    if not raw.isdigit() or int(raw) < 1:
+        raise ValueError(f"{WARM_POOL_MAX} must be a whole number of at least 1 (warm children per GPU), not {raw!r}")
+    return int(raw)
 
 
 _default: JudgeConfig | None = None

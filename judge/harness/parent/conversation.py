@@ -86,6 +86,9 @@ class Conversation:
     def refill_pool(self) -> None:
         raise NotImplementedError
 
+    def settle_pool(self, before: str) -> bool:
+        raise NotImplementedError
+
     def reject(self, rejection: rules.Rejection) -> None:
         self.finish("rejected", rejection.text)
         raise Finished
@@ -283,10 +286,17 @@ class Conversation:
         return False
 
     def on_await(self, arrived: float, frame: fr.Await) -> bool:
-        if self.retime is not None and not self.decided and not self.wrong:
+        going = not self.decided and not self.wrong
+        # The go that starts a shape's timing (its pool made and checked, its times not in yet)
+        # or a second timing waits until no warm-pool child is starting beside it.
+        timed = self.retime or next((s for s in self.shapes if s.pool_size and s.times is None), None)
+        waited = going and timed is not None and self.settle_pool(f"timing {timed.name}")
+        if waited and timed is not None and timed.power_before is not None and self.retime is None:
+            timed.power_before = nvml.read(self.config.gpu_index or 0)  # NVML's window starts now
+        if self.retime is not None and going:
             self.ask_retime(self.retime)
         else:
-            self.send_go(not self.decided and not self.wrong)
+            self.send_go(going)
         return False
 
     def on_violation(self, arrived: float, frame: fr.Violation) -> bool:

@@ -34,6 +34,7 @@ from judge.harness.parent.admission import Refusal, admit
 from judge.harness.parent.config import JudgeConfig, default_config
 from judge.harness.parent.conversation import Conversation, Finished
 from judge.harness.parent.plan import STARTUP_SECONDS, ChildPlan, child_argv, child_env, make_plan
+from judge.harness.parent.pool_size import SETTLE_SECONDS
 from judge.harness.parent.profile import profile
 from judge.harness.parent.verdict import OUR_FAULT, empty_report, exit_verdict, scrub_job_paths
 from judge.protocol import CaseResult, JudgeJob, Progress, ProtocolError, Report
@@ -111,6 +112,7 @@ class Judging(Conversation):
         self.compiling: tuple[str, float] | None = None
         self.child: launch.Child | None = None
         self.pool: Any = None  # the warm pool this job's process came from, if any
+        self.held: Any = None  # the warm pool held for this job (sandbox.WarmPool.hold)
         self.profiled = False  # profile mode: ncu's run is over (nothing may start beside it)
         # Where the job's time went: (event, seconds since the job arrived), shown in the report.
         self.timeline: list[tuple[str, float]] = []
@@ -159,7 +161,17 @@ class Judging(Conversation):
         self.report.ranked = False
         return self.report
 
+    def hold_pool(self) -> None:
+        """Hold the worker's warm pool while this job runs: a child starts only at this job's
+        safe points (refill_pool), never on its own beside a step that is timed."""
+        if self.config.pool and self.held is None:
+            self.held = self.config.pool
+            self.held.hold()
+
     def cleanup(self) -> None:
+        if self.held is not None:
+            self.held.release()
+            self.held = None
         if self.child is not None:
             self.child.kill()
             self.child.close_channels()
@@ -170,6 +182,7 @@ class Judging(Conversation):
 
     def run(self) -> Report:
         job, config, report = self.job, self.config, self.report
+        self.hold_pool()
         refused = launch.refusal(config.sandbox)
         if refused:
             log.error("not judging %s: %s", job.submission_id, refused)
@@ -199,10 +212,11 @@ class Judging(Conversation):
                 return self.finish("rejected", language.cpu_refusal_after_compile())
 
         if job.mode != "test":
-            references.time_baselines(spec, config)
+            references.time_baselines(spec, config, lambda: self.settle_pool("timing the baselines"))
             self.mark("baselines")
         self.run_child(make_plan(spec, job, config), library)
         if report.verdict == "accepted" and job.mode == "profile":
+            self.settle_pool("the profiler's run")
             profile(report, spec, self.plan.job, library, config, self.progress)
             self.profiled = True
             self.refill_pool()
@@ -251,6 +265,7 @@ class Judging(Conversation):
         gpu = self.config.gpu_index if self.config.device == "cuda" else None
         env = child_env(self.config)
         self.pool = self.config.child_pool(argv, env, gpu) if memory == self.config.child_memory_bytes else None
+        self.hold_pool()  # the first job makes the pool
         self.child = launch.start_child(
             argv,
             limits=launch.RunLimits(wall_seconds=STARTUP_SECONDS + plan.limit_seconds + 30, memory_bytes=memory),
@@ -261,6 +276,13 @@ class Judging(Conversation):
             readable=readable,
         )
         self.mark("child started")
+        if self.pool is not None:
+            # Whether this job waits for its child's start-up (it does when it comes right
+            # behind other jobs and the pool has no warm child left).
+            self.report.system["warm_pool"] = {
+                "size": self.pool.size,
+                "child": "warm" if self.child.was_warm else "starting",
+            }
         if self.job.mode == "test":
             self.refill_pool()  # nothing is timed in a test run: the next process can start beside it
         assert self.child.job_out is not None and self.child.results_in is not None
@@ -326,6 +348,27 @@ class Judging(Conversation):
             return
         memory_mb = self.spec.limits.host_memory_mb if self.spec else "?"
         self.finish(*exit_verdict(exit_, self.stage_text, self.plan.limit_seconds, self.job.mode, memory_mb))
+
+    def settle_pool(self, before: str) -> bool:
+        """Hold a timed step until no warm-pool child is starting up: a start-up (imports, a
+        CUDA context, the warm-up's kernels) competes with timed calls for the CPU, PCIe and the
+        GPU. The pool starts one child at a time, so this waits for at most one start-up. The
+        wait is the judge's, not the submission's: the child's deadline moves by it. True if it
+        waited (the timeline then shows it)."""
+        pool = self.config.pool
+        if not pool:
+            return False
+        began = time.monotonic()
+        settled = pool.wait_settled(SETTLE_SECONDS)
+        waited = time.monotonic() - began
+        if settled and waited < 0.001:
+            return False
+        if self.ready:
+            self.deadline += waited
+        if not settled:
+            log.warning("a warm-pool child still starting after %.0f s; %s goes ahead beside it", waited, before)
+        self.mark(f"waited for a warm child's start-up before {before}" + ("" if settled else " (gave up)"))
+        return True
 
     def refill_pool(self) -> None:
         """Start the pool's next process now rather than when this one has exited, so a job

@@ -189,6 +189,7 @@ class Child:
     job_out: BinaryIO | None
     results_in: BinaryIO | None
     regions: socket.socket | None = None
+    was_warm: bool | None = None  # from a warm pool: had it finished its start-up when taken?
 
     def accounting_pid(self) -> int | None:
         """The host pid of the process that runs the job (its CPU time is read from /proc)."""
@@ -243,12 +244,14 @@ def _sandbox_start(
     if pool is not None:
         warm = pool.take()
         # Buffered wrappers: a raw FileIO write may be partial, a buffered one loops until done.
-        return _SandboxChild(
+        child = _SandboxChild(
             warm.job,
             io.BufferedWriter(warm.channel_out, 1 << 16),  # type: ignore[arg-type]
             io.BufferedReader(warm.channel_in, 1 << 16),  # type: ignore[arg-type]
             warm.regions,
         )
+        child.was_warm = warm.was_warm
+        return child
     job_r, job_w = os.pipe()
     res_r, res_w = results_pipe()
     regions, regions_child = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -274,14 +277,20 @@ def _sandbox_start(
 
 
 def make_pool(
-    argv: list[str], limits: RunLimits, env: dict[str, str], gpu: int | None, readable: list[str] | None = None
+    argv: list[str],
+    limits: RunLimits,
+    env: dict[str, str],
+    gpu: int | None,
+    readable: list[str] | None = None,
+    size: int = 1,
 ) -> Any:
-    """A sandbox.WarmPool of children started ahead (None with the subprocess backend)."""
+    """A sandbox.WarmPool of `size` children started ahead, one at a time (None with the
+    subprocess backend). The size comes from parent/pool_size.py."""
     if backend() != "sandbox":
         return None
     import sandbox
 
-    return sandbox.WarmPool(argv, limits=limits.for_sandbox(), env=env, gpu=gpu, readable=readable or (), size=1)
+    return sandbox.WarmPool(argv, limits=limits.for_sandbox(), env=env, gpu=gpu, readable=readable or (), size=size)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -9,7 +9,8 @@ power or for heat. Their differences give the mean board power and the share of 
 capped, per shape (report.system["gpu_during_timing"]).
 
 NVML comes with the driver (libnvidia-ml.so.1); through ctypes, so no extra package. Where it
-is missing the readings are None and the report says nothing about power.
+is missing the readings are None and the report says nothing about power. The warm pool's size
+reads the device's free memory here too (free_memory; parent/pool_size.py).
 """
 
 from __future__ import annotations
@@ -61,17 +62,38 @@ def _nvml() -> Any:
         return _library
 
 
-def read(gpu: int) -> Reading | None:
-    """NVML's running totals for physical GPU `gpu` now, or None where NVML cannot tell."""
-    library = _nvml()
-    if not library:
-        return None
+class _Memory(ctypes.Structure):
+    _fields_ = [("total", ctypes.c_ulonglong), ("free", ctypes.c_ulonglong), ("used", ctypes.c_ulonglong)]
+
+
+def _handle(library: Any, gpu: int) -> ctypes.c_void_p | None:
     handle = _handles.get(gpu)
     if handle is None:
         handle = ctypes.c_void_p()
         if library.nvmlDeviceGetHandleByIndex_v2(ctypes.c_uint(gpu), ctypes.byref(handle)) != 0:
             return None
         _handles[gpu] = handle
+    return handle
+
+
+def free_memory(gpu: int) -> int | None:
+    """Free device memory of physical GPU `gpu` in bytes, or None where NVML cannot tell."""
+    library = _nvml()
+    handle = _handle(library, gpu) if library else None
+    if handle is None:
+        return None
+    memory = _Memory()
+    if library.nvmlDeviceGetMemoryInfo(handle, ctypes.byref(memory)) != 0:
+        return None
+    return int(memory.free)
+
+
+def read(gpu: int) -> Reading | None:
+    """NVML's running totals for physical GPU `gpu` now, or None where NVML cannot tell."""
+    library = _nvml()
+    handle = _handle(library, gpu) if library else None
+    if handle is None:
+        return None
     energy = ctypes.c_ulonglong()
     power, thermal = _ViolationTime(), _ViolationTime()
     clock = ctypes.c_uint()

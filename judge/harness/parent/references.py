@@ -54,8 +54,11 @@ def expected_for(spec: specmod.ProblemSpec, seed: int, sizes: dict[str, int], de
     return Expected(outputs=outputs, checksums=checksums)
 
 
-def time_baselines(spec: specmod.ProblemSpec, config: JudgeConfig) -> None:
-    """Median time of the problem's plain-torch baseline per shape, once per worker."""
+def time_baselines(
+    spec: specmod.ProblemSpec, config: JudgeConfig, before_timing: Callable[[], object] | None = None
+) -> None:
+    """Median time of the problem's plain-torch baseline per shape, once per worker.
+    before_timing is called once, before the first baseline that is timed here (not cached)."""
     module = reference_module(spec)
     baseline = getattr(module, "baseline", None)
     if baseline is None:
@@ -65,6 +68,9 @@ def time_baselines(spec: specmod.ProblemSpec, config: JudgeConfig) -> None:
         key = (spec.slug, spec.ranking_hash, case.name)
         if key in config.baseline_cache:
             continue
+        if before_timing is not None:
+            before_timing()
+            before_timing = None
         try:
             config.baseline_cache[key] = _time_baseline(module, baseline, case, config)
         except Exception:
