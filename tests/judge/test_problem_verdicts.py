@@ -1,5 +1,6 @@
 """Verdicts on every problem that exists: a correct PyTorch submission (built from the trusted
-reference) is accepted, an empty one is a wrong answer, a wrong signature names the right one."""
+reference) is accepted on every CPU case and timed, an empty one is a wrong answer; a wrong
+signature names the right one."""
 
 from __future__ import annotations
 
@@ -34,20 +35,18 @@ def solve(*args):
 
 
 @pytest.mark.parametrize("spec", SPECS, ids=[s.slug for s in SPECS])
-def test_a_reference_backed_submission_is_accepted_on_every_cpu_case(spec: specmod.ProblemSpec) -> None:
-    report = judge(reference_backed_solution(spec), problem=spec.slug)
-    assert report.verdict == "accepted", report.message
-    assert len(report.cases) == len([c for c in spec.tests if not c.gpu_only])
-
-
-@pytest.mark.parametrize("spec", SPECS, ids=[s.slug for s in SPECS])
 def test_a_submission_that_writes_nothing_is_a_wrong_answer(spec: specmod.ProblemSpec) -> None:
     report = judge("def solve(*args):\n    pass\n", problem=spec.slug)
     assert report.verdict == "wrong_answer"
     assert "not written at all" in report.message
 
 
-@pytest.mark.parametrize("spec", SPECS, ids=[s.slug for s in SPECS])
+# The message is built from the spec's signature alone: problems with signatures of every form
+# (sizes only, several inputs and outputs, integer and int8 tensors) stand for the rest.
+SIGNATURE_FORMS = [s for s in SPECS if s.slug in ("vector_add", "paged_attention", "moe_routing", "kv_cache_int8")]
+
+
+@pytest.mark.parametrize("spec", SIGNATURE_FORMS, ids=[s.slug for s in SIGNATURE_FORMS])
 def test_a_wrong_signature_names_the_problems_signature(spec: specmod.ProblemSpec) -> None:
     report = judge("def solve(x):\n    pass\n", problem=spec.slug)
     assert report.verdict == "runtime_error"
@@ -56,10 +55,12 @@ def test_a_wrong_signature_names_the_problems_signature(spec: specmod.ProblemSpe
 
 @pytest.mark.parametrize("spec", SPECS, ids=[s.slug for s in SPECS])
 def test_a_reference_backed_submission_is_accepted_in_benchmark_mode(spec: specmod.ProblemSpec) -> None:
-    """Every problem's benchmark path on the CPU: input pools refilled between calls and checked
-    unchanged (a harness that disturbed its own inputs would show here as inputs-modified)."""
+    """Every problem on the CPU: accepted on every CPU case (a submit checks them all before it
+    times), and the benchmark path: input pools refilled between calls and checked unchanged (a
+    harness that disturbed its own inputs would show here as inputs-modified)."""
     report = judge(reference_backed_solution(spec), problem=spec.slug, mode="benchmark")
     assert report.verdict == "accepted", report.message
+    assert len(report.cases) == len([c for c in spec.tests if not c.gpu_only])
     assert report.benchmarks
     for shape in report.benchmarks:  # more timed calls than input sets: sets were refilled and reused
         assert shape.set_medians_us and shape.n > len(shape.set_medians_us), shape
