@@ -46,8 +46,8 @@ WARM_CHILD_HOST_BYTES = 512 << 20
 # the problem's memory limit (the largest in the catalog, see running_job_bytes) and what the
 # parent holds for that judging. On a GPU the parent holds a shape's inputs, the output copied
 # back and its float64 reference: about 4 GiB for softmax's largest shape (1 GiB in, 1 GiB out,
-# 2 GiB in float64; docs/benchmarks.md, "Where a 1 GiB check goes"). On a CPU host the parent
-# owns the call's memory (docs/judging.md, "The trust boundary"): the same order, 4 GiB.
+# 2 GiB in float64; docs/benchmarks.md, "Where a 1 GiB check goes"). A CPU host judges smaller
+# shapes (its own sizes in problem.toml), so the same 4 GiB leaves it room to spare.
 PARENT_MARGIN_BYTES = 4 * GIB
 
 # How long a timed step waits for a warm child's start-up before it goes ahead beside it (and the
