@@ -130,7 +130,7 @@ cmd_test() {
   # sandboxed children, the site's on its database and workers, the browser tests on Chromium and
   # the stacks they start), so together they take about the longest one's time. With no
   # arguments the browser tests (tests/e2e: every one starts its own site, workers and SQLite
-  # database) are a third part beside the site's other tests; given arguments, the judge's and
+  # database) are a part beside the site's other tests; given arguments, the judge's and
   # the site's suites each get them as they are. The background parts' output is kept and
   # printed, each under its heading, once the site's tests are done.
   local -a names=() pids=() logs=()
@@ -140,12 +140,19 @@ cmd_test() {
     names+=("$1"); pids+=($!); logs+=("$log")
   }
   trap 'kill "${pids[@]}" 2>/dev/null; rm -f "${logs[@]}"; exit 130' INT TERM
-  background "judge and sandbox tests ($JUDGE_PY)" "$JUDGE_PY" -m pytest -c pytest-judge.ini "$@"
   if (( $# == 0 )); then
+    # The judge's compile checks (nvcc and ptxas on every CUDA file of the catalog) are a part of
+    # their own, so that the judge's share is not one long tail after the others end.
+    local compile_checks=(tests/judge/test_problem_content.py tests/judge/test_ladder.py tests/judge/test_expert_resources.py)
+    background "judge tests: the catalog's content and compile checks" \
+      "$JUDGE_PY" -m pytest -c pytest-judge.ini "${compile_checks[@]}"
+    background "judge and sandbox tests ($JUDGE_PY): the rest" \
+      "$JUDGE_PY" -m pytest -c pytest-judge.ini "${compile_checks[@]/#/--ignore=}"
     background "browser tests (tests/e2e)" web -m pytest tests/e2e
     echo "== web tests (the judge's and the browser tests run beside them; their output follows)" >&2
     web -m pytest tests/web tests/test_architecture.py || status=$?
   else
+    background "judge and sandbox tests ($JUDGE_PY)" "$JUDGE_PY" -m pytest -c pytest-judge.ini "$@"
     echo "== web tests (the judge's tests run beside them; their output follows)" >&2
     web -m pytest "$@" || status=$?
   fi

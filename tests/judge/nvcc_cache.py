@@ -10,6 +10,7 @@ import json
 import shutil
 import subprocess
 import tempfile
+import uuid
 from pathlib import Path
 
 from judge.harness.parent import compile as compile_flags
@@ -36,5 +37,7 @@ def compile_outcome(path: Path, out_dir: Path) -> tuple[int, str]:
         return code, log
     cmd = [nvcc, *NVCC_FLAGS, "-o", str(out_dir / f"{key[:16]}.so"), str(path)]
     result = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
-    cached.write_text(json.dumps([result.returncode, result.stderr[-4000:]]))
+    partial = cached.with_suffix(f".{uuid.uuid4().hex}.tmp")  # another test process may read it meanwhile
+    partial.write_text(json.dumps([result.returncode, result.stderr[-4000:]]))
+    partial.replace(cached)
     return result.returncode, result.stderr[-4000:]
