@@ -479,6 +479,19 @@ def timed_like(report: Any, honest: Any, honest_file: str) -> tuple[bool, str]:
     return False, f"faster than {honest_file} ({ratio:.2f}x): work escaped the timing"
 
 
+# On a CPU host CUDA C++ is compiled but not run: an accepted or a compile error entry still
+# says something (compiles / does not); anything else needs the GPU.
+CPU_CUDA_EXPECTS = ("accepted", "compile_error")
+
+
+def judged_on_this_host(sol: specmod.Solution, on_gpu: bool) -> bool:
+    if on_gpu:
+        return True
+    if sol.language == "cuda" and not sol.gpu_only and sol.expect in CPU_CUDA_EXPECTS:
+        return True
+    return not (sol.gpu_only or sol.language in ("cuda", "cupy"))
+
+
 def cmd_selftest(args: argparse.Namespace) -> int:
     from judge.harness import judge_job
 
@@ -510,69 +523,68 @@ def cmd_selftest(args: argparse.Namespace) -> int:
     skipped = 0
     reports: dict[tuple[str, str, str], Any] = {}  # (slug, file, mode) -> report, for or_timed_like
     began = time.monotonic()
-    for spec in specs:
-        if wanted and spec.slug not in wanted:
+    chosen = [
+        (spec, label, path, sol)
+        for spec in specs
+        if not wanted or spec.slug in wanted
+        for label, path, sol in corpus(spec)
+        if not args.only or any(part in label for part in args.only)
+    ]
+    if sum(judged_on_this_host(sol, on_gpu) for *_, sol in chosen) <= 1:
+        config.warm_pool = False  # a warm process for a next judging that never comes is waste
+    for spec, label, path, sol in chosen:
+        expect = sol.expect
+        cpu_cuda = not on_gpu and sol.language == "cuda" and not sol.gpu_only and expect in CPU_CUDA_EXPECTS
+        if not judged_on_this_host(sol, on_gpu):
+            reason = "gpu_only" if sol.gpu_only else f"{sol.language} needs a GPU"
+            rows.append([spec.slug, label, sol.language, expect, "-", f"skipped ({reason}; CPU host)", "-"])
+            skipped += 1
             continue
-        for label, path, sol in corpus(spec):
-            if args.only and not any(part in label for part in args.only):
-                continue
-            expect = sol.expect
-            # On a CPU host CUDA C++ is compiled but not run: an accepted or a compile error
-            # entry still says something (compiles / does not); anything else needs the GPU.
-            cpu_cuda = (
-                not on_gpu and sol.language == "cuda" and not sol.gpu_only and expect in ("accepted", "compile_error")
-            )
-            if not on_gpu and not cpu_cuda and (sol.gpu_only or sol.language in ("cuda", "cupy")):
-                reason = "gpu_only" if sol.gpu_only else f"{sol.language} needs a GPU"
-                rows.append([spec.slug, label, sol.language, expect, "-", f"skipped ({reason}; CPU host)", "-"])
-                skipped += 1
-                continue
-            if cpu_cuda and expect == "accepted":
-                expect = "rejected"  # "compiled OK, not run": the CPU host's verdict for good CUDA
-            job = JudgeJob(
-                submission_id=f"selftest-{spec.slug}-{sol.file}",
-                attempt=1,
-                problem=spec.slug,
-                language=sol.language,
-                source=path.read_text(encoding="utf-8"),
-                mode=sol.mode if sol.mode and not args.mode else mode,
-                seed=args.seed,
-            )
-            t0 = time.monotonic()
-            report = judge_job(job, config=config)
-            reports[(spec.slug, sol.file, job.mode)] = report
-            ok = report.verdict == expect
-            note = ""
-            if not ok and sol.or_timed_like and report.verdict == "accepted":
-                key = (spec.slug, sol.or_timed_like, job.mode)  # a score needs the same mode
-                if key not in reports:  # not judged yet in this run (order, --only): judge it now
-                    honest = next(x for x in spec.solutions if x.file == sol.or_timed_like)
-                    honest_job = dataclasses.replace(
-                        job,
-                        submission_id=f"selftest-{spec.slug}-{honest.file}",
-                        language=honest.language,
-                        source=(spec.directory / "solutions" / honest.file).read_text(encoding="utf-8"),
-                    )
-                    reports[key] = judge_job(honest_job, config=config)
-                ok, note = timed_like(report, reports[key], sol.or_timed_like)
-                report.message += f" ({note})"
-                note = f", {note}"
-            if cpu_cuda and expect == "rejected":
-                from judge.harness.languages.cuda import CPU_MESSAGE as CPU_CUDA_MESSAGE
-
-                ok = ok and report.message == CPU_CUDA_MESSAGE
-            surprises += not ok
-            status = ("ok" if ok else "UNEXPECTED") + (" (compiled only)" if cpu_cuda else "")
-            rows.append(
-                [spec.slug, label, sol.language, expect, report.verdict, status, f"{time.monotonic() - t0:.1f}s"]
-            )
-            if not ok or args.verbose:
-                print(
-                    f"--- {spec.slug} {label}: expected {expect}, got {report.verdict}: {report.message[:600]}",
-                    flush=True,
+        if cpu_cuda and expect == "accepted":
+            expect = "rejected"  # "compiled OK, not run": the CPU host's verdict for good CUDA
+        job = JudgeJob(
+            submission_id=f"selftest-{spec.slug}-{sol.file}",
+            attempt=1,
+            problem=spec.slug,
+            language=sol.language,
+            source=path.read_text(encoding="utf-8"),
+            mode=sol.mode if sol.mode and not args.mode else mode,
+            seed=args.seed,
+        )
+        t0 = time.monotonic()
+        report = judge_job(job, config=config)
+        reports[(spec.slug, sol.file, job.mode)] = report
+        ok = report.verdict == expect
+        note = ""
+        if not ok and sol.or_timed_like and report.verdict == "accepted":
+            key = (spec.slug, sol.or_timed_like, job.mode)  # a score needs the same mode
+            if key not in reports:  # not judged yet in this run (order, --only): judge it now
+                honest = next(x for x in spec.solutions if x.file == sol.or_timed_like)
+                honest_job = dataclasses.replace(
+                    job,
+                    submission_id=f"selftest-{spec.slug}-{honest.file}",
+                    language=honest.language,
+                    source=(spec.directory / "solutions" / honest.file).read_text(encoding="utf-8"),
                 )
-            else:  # one line per entry as it finishes: a run cut short still shows how far it got
-                print(f"ok {label} -> {report.verdict}{note} ({time.monotonic() - t0:.1f}s)", flush=True)
+                reports[key] = judge_job(honest_job, config=config)
+            ok, note = timed_like(report, reports[key], sol.or_timed_like)
+            report.message += f" ({note})"
+            note = f", {note}"
+        if cpu_cuda and expect == "rejected":
+            from judge.harness.languages.cuda import CPU_MESSAGE as CPU_CUDA_MESSAGE
+
+            ok = ok and report.message == CPU_CUDA_MESSAGE
+        surprises += not ok
+        status = ("ok" if ok else "UNEXPECTED") + (" (compiled only)" if cpu_cuda else "")
+        rows.append([spec.slug, label, sol.language, expect, report.verdict, status, f"{time.monotonic() - t0:.1f}s"])
+        if not ok or args.verbose:
+            print(
+                f"--- {spec.slug} {label}: expected {expect}, got {report.verdict}: {report.message[:600]}",
+                flush=True,
+            )
+        else:  # one line per entry as it finishes: a run cut short still shows how far it got
+            print(f"ok {label} -> {report.verdict}{note} ({time.monotonic() - t0:.1f}s)", flush=True)
+    config.close_pool()  # no warm process outlives the run
     print(_table(["problem", "file", "language", "expected", "got", "status", "time"], rows))
     device = "GPU" if on_gpu else "CPU"
     print(
