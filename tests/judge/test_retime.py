@@ -10,9 +10,12 @@ from typing import Any
 import pytest
 
 from judge.harness.child.timing import TimingPolicy
-from judge.harness.parent import results, shared_calls
+from judge.harness.parent import results
 from judge.harness.parent.config import JudgeConfig
 from tests.judge.judging_helpers import judge
+
+# Every timing holds exactly its 20 calls (tests/judge/conftest.py).
+pytestmark = pytest.mark.usefixtures("one_call_a_batch")
 
 # Every timing: 3 warm-up calls, then 20 timed calls.
 FIXED = JudgeConfig(
@@ -27,13 +30,6 @@ import torch
 def solve(a, b, c, n):
     torch.add(a, b, out=c)
 """
-
-
-@pytest.fixture(autouse=True)
-def one_call_a_batch(monkeypatch: pytest.MonkeyPatch) -> None:
-    """One timed call a batch, so that every timing holds exactly its 20 calls: the parent
-    otherwise sizes batches from its clock (parent/shared_calls.py) and a fast host fits more."""
-    monkeypatch.setattr(shared_calls, "BATCH_MAX", 1)
 
 
 def slow_drains_on(timings: set[int], monkeypatch: pytest.MonkeyPatch) -> list[int]:

@@ -71,13 +71,9 @@ def test_a_correct_pytorch_submission_is_accepted_and_reports_each_case_and_its_
     json.loads(report.to_json())
 
 
-def test_a_triton_kernel_is_benchmarked_on_the_cpu_interpreter_unranked(monkeypatch: pytest.MonkeyPatch) -> None:
-    from judge.harness.parent import shared_calls
+@pytest.mark.usefixtures("one_call_a_batch")  # the policy's 4-6 calls are what is timed
+def test_a_triton_kernel_is_benchmarked_on_the_cpu_interpreter_unranked() -> None:
     from judge.spec import load
-
-    # One call a batch, so that the policy's 4-6 calls are what is timed (the parent otherwise
-    # sizes each batch from its clock, and a fast host fits several calls in one).
-    monkeypatch.setattr(shared_calls, "BATCH_MAX", 1)
 
     quick = TimingPolicy(
         warmup_min=1, warmup_max=2, min_reps=4, max_reps=6, max_seconds=5, ci_target_rel=0.5, check_every=2
