@@ -9,7 +9,7 @@ import textwrap
 from typing import Any
 
 from judge.harness.child.timing import TimingPolicy
-from judge.harness.parent.config import JudgeConfig
+from judge.harness.parent.config import JudgeConfig, parent_memory_from_env
 from judge.protocol import JudgeJob, Report
 
 _ids = itertools.count(1)
@@ -37,7 +37,9 @@ def quick_config() -> JudgeConfig:
         # side-stream test showed too weak (bench/gpu_suite.sh side_stream runs both).
         cover = os.environ.get("GRIDSTRIDE_LAUNCH_COVER", QUICK.cover_kind)
         policy = dataclasses.replace(QUICK, cover_kind=cover)
-        _configs["quick"] = JudgeConfig(device="cuda", policy=policy, pool_sets=4, limit_cap_seconds=180)
+        _configs["quick"] = JudgeConfig(
+            device="cuda", policy=policy, pool_sets=4, limit_cap_seconds=180, parent_memory=parent_memory_from_env()
+        )
     return _configs["quick"]
 
 

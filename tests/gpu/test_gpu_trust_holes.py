@@ -1,17 +1,18 @@
-"""What is still the child's word on GPU hosts (docs/judging.md, "The trust boundary").
+"""The trust boundary on GPU hosts (docs/judging.md, "The trust boundary").
 
-On the GPU the child still reports its own kernel list, drains and times, and runs the L2 flush
-itself; a submission can change any of them from inside its process. Each test below plants
-one such forgery and asserts what the judge should conclude once the parent measures it; they
-are strict xfails until then (an XPASS, the hole closed, fails the suite so the marker goes).
+The parent owns every input and output in device memory of its own (CUDA IPC), flushes the L2
+before each go and bounds every batch of calls with its clock. What a submission changes inside
+its own process (its channel, the runner's flusher, its checks) must not change a verdict or a
+score beyond that bound. The kernel list is still the child's word: that test is a strict xfail
+until the parent gathers the list itself (an XPASS, the hole closed, fails the suite).
 """
 
 from __future__ import annotations
 
 import pytest
 
-from tests.gpu.gpu_helpers import judge
-from tests.gpu.test_gpu_paths import TRITON_ADD
+from tests.gpu.gpu_helpers import judge, quick_config
+from tests.gpu.test_gpu_paths import PYTORCH_ADD, TRITON_ADD
 
 pytestmark = pytest.mark.gpu
 
@@ -65,8 +66,7 @@ def solve(a, b, c, n):
     assert report.verdict == "rejected" and "library-compute" in report.message, report.message
 
 
-@pytest.mark.xfail(strict=True, reason=HOLE)
-def test_forged_drains_do_not_hide_work_left_on_a_side_stream() -> None:
+def test_forged_times_do_not_hide_work_left_on_a_side_stream() -> None:
     source = (
         PATCH_SEND
         + """
@@ -75,8 +75,10 @@ _side = torch.cuda.Stream()
 
 
 def _rewrite(header):
+    if header.get("kind") == "called" and isinstance(header.get("us"), list):
+        header["us"] = [1.0] * len(header["us"])  # every timed call claims 1 us
     if header.get("kind") == "times":
-        header["drains_us"] = [5.0] * len(header.get("drains_us", []))  # every call drained at once
+        header["times_us"] = [1.0] * len(header["times_us"])  # and the shape's times agree
     return header
 
 
@@ -91,25 +93,56 @@ def solve(a, b, c, n):
 """
     )
     report = judge(source, "pytorch")
-    # On the H200 the side stream's work is outside the events (its drain took 1573 us against
-    # 10 us honest, docs/judging.md): only the drain rule can name it.
-    assert report.verdict == "rejected" and "hidden-work" in report.message, report.message
+    if report.verdict == "rejected":
+        assert "forged-timing" in report.message, report.message
+        return
+    honest = judge(PYTORCH_ADD, "pytorch")
+    assert report.verdict == honest.verdict == "accepted", (report.message, honest.message)
+    for cheat, fair in zip(report.benchmarks, honest.benchmarks, strict=True):
+        assert cheat.median_us >= 4 * fair.median_us, (cheat, fair)
 
 
-@pytest.mark.xfail(strict=True, reason=HOLE)
-def test_a_skipped_l2_flush_is_seen() -> None:
+def test_an_input_overwritten_with_the_childs_own_checks_switched_off_is_caught() -> None:
     source = (
         PATCH_SEND
         + """
 import torch
 
 runner = _patch(lambda header: header)
-runner.flusher.flush = lambda *args, **kwargs: None  # an instance attribute: the flush is skipped
+runner.check_after_call = lambda *args, **kwargs: None  # the child's own identity checks, gone
+
+
+def solve(a, b, c, n):
+    torch.add(a, b, out=c)
+    a.zero_()  # the parent compares the inputs with its own copy after every call
+"""
+    )
+    report = judge(source, "pytorch")
+    assert report.verdict == "rejected" and "inputs-modified" in report.message, report.message
+
+
+def test_the_l2_flush_is_the_parents() -> None:
+    # The child's flusher switched off changes nothing: on parent-owned memory the parent
+    # flushes before each go, and each call of a batch has its own region.
+    source = (
+        PATCH_SEND
+        + """
+import torch
+
+runner = _patch(lambda header: header)
+runner.flusher.flush = lambda *args, **kwargs: None
 
 
 def solve(x, y, m, n):
     torch.softmax(x, dim=1, out=y)
 """
     )
-    report = judge(source, "pytorch", problem="softmax")
-    assert report.verdict == "rejected", report.message
+    honest = "import torch\n\n\ndef solve(x, y, m, n):\n    torch.softmax(x, dim=1, out=y)\n"
+    config = quick_config()
+    if config.parent_memory is False:
+        pytest.skip("the older path's flush is the child's (GRIDSTRIDE_PARENT_MEMORY=0)")
+    skipped = judge(source, "pytorch", problem="softmax", config=config)
+    fair = judge(honest, "pytorch", problem="softmax", config=config)
+    assert skipped.verdict == fair.verdict == "accepted", (skipped.message, fair.message)
+    for cheat, ok in zip(skipped.benchmarks, fair.benchmarks, strict=True):
+        assert cheat.median_us >= 0.9 * ok.median_us, (cheat, ok)

@@ -260,6 +260,9 @@ class Runner:
         """One untimed call per shape (or on the largest test case in test mode) under the
         profiler: the kernel names prove whose kernels did the work. Done after all timing, so
         the profiler's own setup never touches a timed call."""
+        if self.shared is not None:
+            shared_runs.profile(self)
+            return
         seen = profiler_sanity()
         if not seen:
             raise RuntimeError("the profiler saw no kernel of a harness fill; CUPTI is not working here")

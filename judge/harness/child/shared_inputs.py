@@ -3,7 +3,8 @@
 The child holds no seed and no input generator: before each call it asks the parent for the
 call's memory (a Call frame on fd 4) and blocks until the parent's "go" (on fd 3), by
 which time the parent has written the inputs and poisoned the outputs. A region's first "go"
-carries its size and layout, and its fd arrives on the region socket (fd 5) just before.
+carries its size and layout, and its fd (on GPU hosts, the CUDA IPC handle of the parent's
+device allocation: common/device_memory.py) arrives on the region socket (fd 5) just before.
 """
 
 from __future__ import annotations
@@ -13,8 +14,9 @@ from collections.abc import Callable
 
 import torch
 
+from judge.harness.common.device_memory import HANDLE_BYTES, DeviceRegion
 from judge.harness.common.frames import Call, Frame, Go, Grant
-from judge.harness.common.shared_memory import Region, Slot, receive_region_fd
+from judge.harness.common.shared_memory import Region, Slot, receive_region
 
 
 class Refused(Exception):
@@ -33,7 +35,7 @@ class SharedSets:
         self.sock = sock
         self.input_names = input_names
         self.output_names = output_names
-        self.regions: dict[str, Region] = {}
+        self.regions: dict[str, Region | DeviceRegion] = {}
 
     def acquire(self, request: Call) -> tuple[str, list[torch.Tensor], list[torch.Tensor]]:
         """Ask for one call's memory; (region key, inputs, outputs) once the parent says go."""
@@ -59,7 +61,11 @@ class SharedSets:
             if grant.size is None or grant.slots is None:
                 raise RuntimeError(f"the parent's go named region {key} without its layout")
             slots = [Slot.from_frame(s, grant.size) for s in grant.slots]
-            region = Region.attach(receive_region_fd(self.sock), grant.size, slots)
+            received = receive_region(self.sock, HANDLE_BYTES)
+            if isinstance(received, int):
+                region = Region.attach(received, grant.size, slots)
+            else:
+                region = DeviceRegion.attach(received, grant.size, slots)
             self.regions[key] = region
         views = region.views
         return key, [views[n] for n in self.input_names], [views[n] for n in self.output_names]

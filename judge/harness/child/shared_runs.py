@@ -1,4 +1,4 @@
-"""The child's runs on memory the parent owns (CPU hosts; docs/judging.md sections 2 and 5).
+"""The child's runs on memory the parent owns (docs/judging.md sections 2 and 5).
 
 Every call, checked or timed, goes: ask the parent for the call's memory (a Call frame), wait
 for its "go" (the inputs are written and the outputs poisoned by then), call, then say Called
@@ -10,6 +10,12 @@ Between "go" and "called" of a warm-up or timed call the child does nothing but 
 own checks (tensor identity, the guard) come after "called", and the guard only once per
 timing. Everything between the two frames is handshake to the parent's clock, and the less
 there is, the less noise the clock's bound has to allow (parent/clock.py).
+
+On a GPU a call's claim is the CUDA events' time around it. A batch's calls are queued back to
+back, with no flush, cover or synchronize of the harness's between them (the parent flushed
+the L2 before its go and every call has a region of its own), and one device-wide synchronize
+ends the batch before "called": the parent's clock then spans every kernel the batch queued,
+on any stream.
 
 Before the submission is imported, `calibrate` runs the same loop around a judge-owned call of
 known length, so the parent learns what the handshake adds to its clock while the child's word
@@ -25,9 +31,10 @@ from typing import TYPE_CHECKING, Any
 
 import torch
 
+from judge.harness.child.profiling import kernel_list, profiler_sanity
 from judge.harness.child.shared_inputs import Refused
 from judge.harness.child.timing import SetOrder, TimedRun, TimingPolicy, collector_paused
-from judge.harness.common.frames import Call, Called, Pool, Stage, Times, TimingStart
+from judge.harness.common.frames import Call, Called, Kernels, Pool, Stage, Times, TimingStart
 from judge.harness.common.stats import ci_converged
 
 if TYPE_CHECKING:
@@ -43,6 +50,33 @@ MIN_BATCHES = 4
 
 # A call on one input set: (the call, its inputs, its outputs, their identity before any call).
 Bound = tuple[Callable[[], Any], list[torch.Tensor], list[torch.Tensor], list[Any]]
+
+
+class BatchClock:
+    """The claims of a go's calls: the host's clock around each call on a CPU; on a GPU, CUDA
+    events around each call, queued back to back and read after one device-wide synchronize."""
+
+    def __init__(self, device: str) -> None:
+        self.device = device
+        self.events: list[tuple[Any, Any]] = []
+
+    def run(self, calls: list[Callable[[], Any]]) -> list[float]:
+        if self.device != "cuda":
+            perf, claims = time.perf_counter_ns, []
+            for call in calls:  # nothing of the harness's between the calls but the clock
+                t0 = perf()
+                call()
+                claims.append((perf() - t0) / 1000.0)
+            return claims
+        while len(self.events) < len(calls):
+            self.events.append((torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)))
+        pairs = self.events[: len(calls)]
+        for call, (start, end) in zip(calls, pairs, strict=True):
+            start.record()
+            call()
+            end.record()
+        torch.cuda.synchronize()
+        return [start.elapsed_time(end) * 1000.0 for start, end in pairs]
 
 
 def time_batches(
@@ -64,7 +98,7 @@ def time_batches(
     `shape`'s (the judge's own when calibrating); cpu() adds the CPU time the calls used to each
     report."""
     run = TimedRun()
-    perf = time.perf_counter_ns
+    timer = BatchClock(runner.device)
     order = SetOrder(k, rng)
     channel, shared = runner.channel, runner.shared
     assert shared is not None
@@ -77,9 +111,7 @@ def time_batches(
         index = order.next()
         request = Call(shape=shape, set=index, phase="warmup", calibration=calibration)
         bound = bind(index, *shared.acquire(request))
-        t0 = perf()
-        bound[0]()
-        elapsed = (perf() - t0) / 1000.0
+        elapsed = timer.run([bound[0]])[0]
         channel.send(Called(shape=shape, set=index, phase="warmup", us=elapsed, calibration=calibration, cpu_us=cpu()))
         check(bound)
         run.warmup_us.append(elapsed)
@@ -97,11 +129,7 @@ def time_batches(
             planned = shared.acquire_batch(Call(shape=shape, phase="timed", batch=True, calibration=calibration))
             sets = [index for index, *_ in planned]
             calls = [bind(*call) for call in planned]
-            claims = []
-            for bound in calls:  # nothing of the harness's between the calls but the clock
-                t0 = perf()
-                bound[0]()
-                claims.append((perf() - t0) / 1000.0)
+            claims = timer.run([bound[0] for bound in calls])
             channel.send(
                 Called(shape=shape, sets=sets, phase="timed", us=claims, calibration=calibration, cpu_us=cpu())
             )
@@ -143,7 +171,9 @@ def calibrate(runner: Runner) -> None:
     sizes as for the shape's timed calls, on memory it stages as for them: the call reads every
     input, zeroes every output (so the shape's bytes pass through this core's caches as in an
     honest call) and spins to CALIBRATION_SPIN_US; each report carries the CPU time the calls
-    used (true here: nothing of the submission is loaded yet)."""
+    used (true here: nothing of the submission is loaded yet). On a GPU the call is device work
+    alone (a read of every input, a write of every output) and no CPU time is reported: a GPU
+    call's CPU time says nothing of its length."""
     shared = runner.shared
     assert shared is not None
     for j in range(len(runner.job.benchmarks)):
@@ -155,10 +185,18 @@ def calibrate_shape(runner: Runner, j: int) -> None:
     held: dict[int, Bound] = {}
     spun_cpu_us = [0.0]  # since the last report
 
+    on_gpu = runner.device == "cuda"
+
     def bind(index: int, key: str, inputs: list[torch.Tensor], outputs: list[torch.Tensor]) -> Bound:
         if index not in held:
 
             def touch_and_spin() -> None:
+                if on_gpu:
+                    for tensor in inputs:
+                        tensor.sum()
+                    for tensor in outputs:
+                        tensor.zero_()
+                    return
                 cpu0 = time.thread_time_ns()
                 end = time.perf_counter_ns() + int(CALIBRATION_SPIN_US * 1000)
                 for tensor in inputs:
@@ -172,9 +210,9 @@ def calibrate_shape(runner: Runner, j: int) -> None:
             held[index] = (touch_and_spin, inputs, outputs, runner.meta(inputs + outputs))
         return held[index]
 
-    def cpu() -> float:
+    def cpu() -> float | None:
         used, spun_cpu_us[0] = spun_cpu_us[0], 0.0
-        return used
+        return None if on_gpu else used
 
     policy, rng = calibration_policy(), random.Random(0)
     time_batches(runner, j, bind, 1, policy, rng, lambda: None, cpu, CALIBRATION_BATCHES, calibration=True)
@@ -190,6 +228,32 @@ def correctness(runner: Runner) -> None:
         call = runner.submission.bind(inputs, outputs, [case.sizes[n] for n in runner.sizes_names])
         returned = runner.call_checked(call, inputs, outputs, f"testing case {case.name!r}")
         runner.channel.send(Called(case=i, returned=returned is not None))
+        del inputs, outputs, call
+        shared.release(key)
+
+
+def profile(runner: Runner) -> None:
+    """One untimed call per shape (in test mode, on the largest case) under the profiler, on
+    fresh memory the parent stages and checks: the kernel names prove whose kernels did the
+    work. After all timing, so the profiler's own setup never touches a timed call."""
+    shared = runner.shared
+    assert shared is not None
+    if not profiler_sanity():
+        raise RuntimeError("the profiler saw no kernel of a harness fill; CUPTI is not working here")
+    job = runner.job
+    targets: list[tuple[Call, dict[str, int], str]] = [
+        (Call(shape=j, set=0, phase="profile"), shape.sizes, shape.name) for j, shape in enumerate(job.benchmarks)
+    ] or [(Call(case=job.profile_case, phase="profile"), job.cases[job.profile_case].sizes, "")]
+    for j, (request, sizes, name) in enumerate(targets):
+        runner.channel.send(Stage(stage="profiling", done=j, total=len(targets), detail=name))
+        key, inputs, outputs = shared.acquire(request)
+        call = runner.submission.bind(inputs, outputs, [sizes[n] for n in runner.sizes_names])
+        before = runner.meta(inputs + outputs)
+        runner.poison(outputs)
+        names = kernel_list(call)
+        runner.check_after_call(inputs, outputs, before)
+        runner.channel.send(Called(shape=request.shape, set=request.set, case=request.case, phase="profile"))
+        runner.channel.send(Kernels(shape=j, names=names))
         del inputs, outputs, call
         shared.release(key)
 

@@ -5,10 +5,10 @@ child's fd 3; the child reads it back with `ChildJob.from_dict`, which refuses a
 field or carrying one it does not know (the two sides are one version of the code, so a
 mismatch is the judge's own fault, never the submission's). Two memories:
 
-- "shared" (CPU hosts): the parent owns every input and output and writes each call's inputs
-  itself; the job carries sizes and shapes only: no seed, no input generator.
-- "own" (GPU hosts, until the parent owns GPU memory too): the child makes its inputs from the
-  seeds and the reference's generator the job carries, and sends its outputs.
+- "shared" (the default on CPU and GPU hosts): the parent owns every input and output and writes
+  each call's inputs itself; the job carries sizes and shapes only: no seed, no input generator.
+- "own" (JudgeConfig.parent_memory False: tests of the older path): the child makes its inputs
+  from the seeds and the reference's generator the job carries, and sends its outputs.
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ class ShapeJob:
 
 
 # Fields only a child that makes its own inputs ("own" memory) is sent.
-OWN_MEMORY_FIELDS = ("reference_source", "precheck_sample_bytes", "profile_kernels", "profile_case")
+OWN_MEMORY_FIELDS = ("reference_source", "precheck_sample_bytes")
 
 
 @dataclass

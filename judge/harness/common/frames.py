@@ -33,7 +33,7 @@ MAX_INT = 1 << 53  # every integer of a frame (counts, indices, byte sizes) is f
 MAX_ITEMS = 1 << 16  # a timing's times (3000 calls at most) or a kernel list are far inside this
 MAX_TEXT = 1 << 20  # a frame's header is at most 1 MiB (framing.MAX_HEADER_BYTES)
 
-Phase = Literal["", "check", "warmup", "timed"]
+Phase = Literal["", "check", "warmup", "timed", "profile"]
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ SIGBUS). The layout (where each tensor lies) is the parent's: it reads its own l
 the child does with its mapping.
 
 On GPU hosts the same seam takes CUDA IPC handles of parent allocations instead of fds
-(bench/trust_probe.py measures them); not built yet.
+(common/device_memory.py): the region socket then carries the handle's bytes.
 """
 
 from __future__ import annotations
@@ -137,10 +137,24 @@ def send_region_fd(sock: socket.socket, fd: int) -> None:
     socket.send_fds(sock, [b"r"], [fd])
 
 
-def receive_region_fd(sock: socket.socket) -> int:
+def send_region_handle(sock: socket.socket, handle: bytes) -> None:
+    """A device region's CUDA IPC handle (common/device_memory.py), its bytes after a "g"."""
+    sock.sendall(b"g" + handle)
+
+
+def receive_region(sock: socket.socket, handle_bytes: int) -> int | bytes:
+    """The next region on the socket: an fd (a memfd) or the bytes of a CUDA IPC handle."""
     data, fds, _flags, _addr = socket.recv_fds(sock, 1, 1)
-    if data != b"r" or len(fds) != 1:
-        for extra in fds:
-            os.close(extra)
+    if data == b"r" and len(fds) == 1:
+        return fds[0]
+    for extra in fds:
+        os.close(extra)
+    if data != b"g":
         raise ValueError("the region channel carried no region")
-    return fds[0]
+    handle = b""
+    while len(handle) < handle_bytes:
+        chunk = sock.recv(handle_bytes - len(handle))
+        if not chunk:
+            raise ValueError("the region channel closed inside a CUDA IPC handle")
+        handle += chunk
+    return handle

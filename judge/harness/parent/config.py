@@ -156,8 +156,8 @@ class JudgeConfig:
     # before the claims count as forged: the larger of the absolute bound and `rel` of the
     # claimed median. On CPU hosts the wall bound is wide (a shared host's scheduler) and the
     # CPU-time bound tight (docs/judging.md, "The trust boundary", gives the measurements).
-    # Calls on memory the parent owns (parent/shared_calls.py): None is on CPU hosts, where it
-    # is built; False keeps the child-made inputs of GPU hosts (tests of that path on a CPU).
+    # Calls on memory the parent owns (parent/shared_calls.py): None is on, on CPU and GPU
+    # hosts; False keeps the older child-made inputs (tests of that path, comparison runs).
     parent_memory: bool | None = None
     clock_wall_allowance_us: float = 300.0
     clock_cpu_allowance_us: float = 50.0
@@ -274,11 +274,21 @@ class JudgeConfig:
             "switches": MethodSwitches.from_env(),
             "sandbox": SandboxSetting.from_env(),
             "warm_pool_max": warm_pool_max_from_env(),
+            "parent_memory": parent_memory_from_env(),
         }
         return cls(**{**settings, **overrides})
 
 
 WARM_POOL_MAX = "GRIDSTRIDE_WARM_POOL_MAX"
+
+
+def parent_memory_from_env(environ: Mapping[str, str] | None = None) -> bool | None:
+    """GRIDSTRIDE_PARENT_MEMORY=0: the child makes its own inputs (the older path, for
+    comparison runs: bench/gpu_trust.sh); unset or 1: the parent owns the memory."""
+    value = (os.environ if environ is None else environ).get("GRIDSTRIDE_PARENT_MEMORY", "1")
+    if value not in ("0", "1"):
+        raise ValueError(f"GRIDSTRIDE_PARENT_MEMORY must be 0 or 1, not {value!r}")
+    return None if value == "1" else False
 
 
 def warm_pool_max_from_env(environ: Mapping[str, str] | None = None) -> int | None:

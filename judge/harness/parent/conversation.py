@@ -409,9 +409,17 @@ class Conversation:
         return False
 
     def record_check(
-        self, kind: str, index: int, label: str, sizes: dict[str, int], comparisons: list[Any], returned: bool
+        self,
+        kind: str,
+        index: int,
+        label: str,
+        sizes: dict[str, int],
+        comparisons: list[Any],
+        returned: bool,
+        first: bool = True,
     ) -> None:
-        """The verdict on one checked call's outputs (case `index`, or a call of shape `index`)."""
+        """The verdict on one checked call's outputs (case `index`, or a call of shape `index`;
+        `first`: the shape's check before its timing, not one of its timed calls)."""
         assert self.spec is not None
         result = results.case_result(label, sizes, comparisons, self.spec.tolerance, returned)
         if kind == "case":
@@ -432,10 +440,11 @@ class Conversation:
             self.report.cases.append(result)
             self.finish("wrong_answer", f"wrong answer on {label} ({sizes_text(sizes)}): {result.message}")
             raise Finished
-        elif self.shapes[index].times is None and self.config.device == "cuda":
+        elif first and self.shapes[index].times is None and self.config.device == "cuda":
             # Set 0 checked; the child waits for its go: NVML's totals before warm-up and timing.
             self.shapes[index].power_before = nvml.read(self.config.gpu_index or 0)
-        self.mark(f"case {label}: checked" if kind == "case" else f"{label}: checked")
+        if first:
+            self.mark(f"case {label}: checked" if kind == "case" else f"{label}: checked")
 
     def on_kernels(self, arrived: float, frame: fr.Kernels) -> bool:
         if self.shapes:

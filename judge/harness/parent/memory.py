@@ -5,6 +5,9 @@ parent writes the call's inputs into the region (generated here, from a seed the
 learns), poisons the outputs, and keeps its own copy of the inputs; when the child says the call
 is over, the parent snapshots the outputs from its own mapping (what the child writes later
 does not count) and compares the inputs with its copy bit for bit.
+
+On GPU hosts a region is a device allocation of the parent's, shared through a CUDA IPC handle
+(common/device_memory.py); everything else is the same, done on the device.
 """
 
 from __future__ import annotations
@@ -15,8 +18,9 @@ from dataclasses import dataclass
 
 import torch
 
+from judge.harness.common.device_memory import DeviceRegion
 from judge.harness.common.frames import Grant
-from judge.harness.common.shared_memory import Region, Slot, layout, send_region_fd
+from judge.harness.common.shared_memory import Region, Slot, layout, send_region_fd, send_region_handle
 from judge.harness.common.tensors import DTYPES, poison_
 
 
@@ -31,11 +35,14 @@ def _same_bits(a: torch.Tensor, b: torch.Tensor) -> bool:
 
 
 class ParentMemory:
-    def __init__(self, sock: socket.socket, inputs: Sequence[TensorSpec], outputs: Sequence[TensorSpec]) -> None:
+    def __init__(
+        self, sock: socket.socket, inputs: Sequence[TensorSpec], outputs: Sequence[TensorSpec], device: str = "cpu"
+    ) -> None:
         self.sock = sock
         self.inputs = list(inputs)
         self.outputs = list(outputs)
-        self.regions: dict[str, Region] = {}
+        self.device = device
+        self.regions: dict[str, Region | DeviceRegion] = {}
         self.written: dict[str, dict[str, torch.Tensor]] = {}  # the inputs each region was given
 
     def stage(
@@ -50,8 +57,7 @@ class ParentMemory:
                 [(t.name, t.dtype, tuple(shapes[t.name])) for t in self.inputs]
                 + [(t.name, t.dtype, tuple(shapes[t.name])) for t in self.outputs]
             )
-            region = Region.create(slots, size)
-            send_region_fd(self.sock, region.fd)
+            region = self.create_region(slots, size)
             self.regions[key] = region
             grant = Grant(set=set_index, region=key, size=size, slots=[s.as_frame() for s in slots])
         copies = {}
@@ -69,6 +75,16 @@ class ParentMemory:
             poison_(region.views[spec.name], spec.dtype)
         self.written[key] = copies
         return grant
+
+    def create_region(self, slots: list[Slot], size: int) -> Region | DeviceRegion:
+        """A new region, sent to the child: a sealed memfd, or on a GPU a device allocation."""
+        if self.device == "cuda":
+            device_region = DeviceRegion.create(slots, size)
+            send_region_handle(self.sock, device_region.handle)
+            return device_region
+        region = Region.create(slots, size)
+        send_region_fd(self.sock, region.fd)
+        return region
 
     def poison(self, key: str) -> None:
         """Poison a region's outputs again (a call on inputs that stay as they were)."""

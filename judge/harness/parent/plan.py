@@ -125,7 +125,7 @@ def make_plan(spec: specmod.ProblemSpec, job: JudgeJob, config: JudgeConfig) -> 
     )
     limit = limit_seconds(spec, job.mode, config)
     language = languages.get(job.language)
-    shared = config.parent_memory if config.parent_memory is not None else device == "cpu"
+    shared = config.parent_memory if config.parent_memory is not None else True
     child_job = ChildJob(
         memory="shared" if shared else "own",
         language=job.language,
@@ -152,12 +152,12 @@ def make_plan(spec: specmod.ProblemSpec, job: JudgeJob, config: JudgeConfig) -> 
         pool_memory_fraction=config.pool_memory_fraction,
         gpu_memory_bytes=spec.limits.gpu_memory_mb << 20,
     )
+    child_job.profile_kernels = device == "cuda" and language.own_kernels
+    # In test mode the profiler looks at the largest case.
+    child_job.profile_case = max(range(len(cases)), key=lambda i: _volume(spec, cases[i].sizes)) if cases else 0
     if not shared:  # the child makes its own inputs and samples its outputs
         child_job.reference_source = (spec.reference_dir / "reference.py").read_text(encoding="utf-8")
         child_job.precheck_sample_bytes = config.precheck_sample_bytes
-        child_job.profile_kernels = device == "cuda" and language.own_kernels
-        # In test mode the profiler looks at the largest case.
-        child_job.profile_case = max(range(len(cases)), key=lambda i: _volume(spec, cases[i].sizes)) if cases else 0
     return ChildPlan(cases, shapes, child_job, limit, max_blob)
 
 

@@ -1,4 +1,4 @@
-"""The parent's half of calls on memory it owns (CPU hosts; docs/judging.md sections 2, 4 and 5).
+"""The parent's half of calls on memory it owns (docs/judging.md sections 2, 4 and 5).
 
 The child asks for each call's memory (a Call frame, common/frames.py) and reports each call
 done (Called); between the two, everything that decides a verdict happens here:
@@ -7,6 +7,10 @@ done (Called); between the two, everything that decides a verdict happens here:
   for every call of a shape, so nothing could have been computed ahead), writes them into the
   call's region, poisons its outputs, notes the child's CPU time so far (the child is blocked
   on its "go" now) and starts its clock as it writes the "go";
+- on a GPU host the memory is the parent's own device allocations (common/device_memory.py),
+  and after staging a go's calls the parent flushes the L2 itself: every call of a batch runs
+  on its own region, untouched since that flush, so no call finds its inputs in the cache
+  whether or not the child flushes;
 - on "called", it stops the clock, compares the inputs in the region with its own copy bit for
   bit, snapshots the outputs from its own mapping and checks them against the float64
   reference: every correctness case, the check before a shape's timing, and every warm-up and
@@ -31,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 import torch
 
+from judge.harness.child.timing import L2Flusher
 from judge.harness.common import frames as fr
 from judge.harness.common import framing
 from judge.harness.common.seeds import derive_seed, test_case_key
@@ -52,6 +57,9 @@ BATCH_MAX_BYTES = 256 << 20
 # The calibration's batches are smaller: less of the parent's staging between its handshakes,
 # so they run a little faster than the timing's, which counts against the submission only.
 CALIBRATION_BATCH_MAX = 16
+# On a GPU a batch's regions may take this share of the device's free memory (the parent keeps
+# about as much again in its copies of the inputs and the float64 references).
+GPU_BATCH_MEMORY_FRACTION = 0.05
 
 
 @contextlib.contextmanager
@@ -112,11 +120,19 @@ class SharedCalls:
         spec = judging.spec
         assert spec is not None
         self.judging = judging
+        device = judging.config.device
         self.memory = ParentMemory(
             sock,
             [TensorSpec(t.name, t.dtype) for t in spec.inputs],
             [TensorSpec(t.name, t.dtype) for t in spec.outputs],
+            device,
         )
+        self.flusher = L2Flusher(device) if device == "cuda" else None
+        self.batch_max_bytes = BATCH_MAX_BYTES
+        if device == "cuda":
+            free, _total = torch.cuda.mem_get_info()
+            self.batch_max_bytes = max(BATCH_MAX_BYTES, int(free * GPU_BATCH_MEMORY_FRACTION))
+        self.profiled: set[tuple[str, int]] = set()
         self.find_pid = pid
         self.pid: int | None = None  # the child's host pid, found at its first call
         self.reader_tid = reader_tid  # the parent's thread that reads the child's frames
@@ -198,6 +214,10 @@ class SharedCalls:
             if out.what != "calibration":  # the reference of exactly these inputs, for the check
                 self.expected[planned.key] = module.reference(**values, **sizes)
             del values
+        if self.flusher is not None:  # written, then out of the L2, before the child may start
+            torch.cuda.synchronize()
+            self.flusher.flush()
+            torch.cuda.synchronize()
         go = fr.encode(fr.Go(go=True, calls=staged))
         self.outstanding = out
         out.reader_wait = self.reader_wait_now()
@@ -225,19 +245,30 @@ class SharedCalls:
         self.close_calibration()
         if frame.case is not None:
             index = fr.within(frame.case, "case", 0, len(judging.cases) - 1)
-            if index in self.checked_cases:
+            if frame.phase == "profile":
+                self.refuse_second_profile("case", index, judging.shapes == [] and index in self.checked_cases)
+            elif frame.phase or index in self.checked_cases:
                 raise framing.ForgedFrame(f"case {index} asked for twice")
             seed = derive_seed(config.secret, judging.job.seed, test_case_key(judging.cases[index].name), 0)
-            return Outstanding("case", index, "", [Planned(0, f"case:{index}", seed)], mark)
+            key = f"profile:case:{index}" if frame.phase == "profile" else f"case:{index}"
+            return Outstanding("case", index, frame.phase, [Planned(0, key, seed)], mark)
         index = fr.within(frame.shape, "shape", 0, len(judging.shapes) - 1)
         shape = self.shape(index)
         batch = frame.batch
+        if frame.phase == "profile":  # one untimed call under the profiler, after its timing
+            self.refuse_second_profile("shape", index, self.phase_of.get(index) == "done" and not batch)
+            n = self.seed_index.get(index, 0)
+            self.seed_index[index] = n + 1
+            return Outstanding("shape", index, "profile", [Planned(0, f"profile:shape:{index}", shape.seed(n))], mark)
         if batch:
             sets = list(range(self.batch_size(index)))
             shape.pool_size = max(shape.pool_size, len(sets))
         else:
             sets = [fr.within(frame.set, "set", 0, max(shape.pool_size, 1) - 1)]
         phase = self.next_phase(index, frame.phase, sets[0])
+        if phase == "check":  # the shapes before this one are done: their memory goes
+            for earlier in range(index):
+                self.memory.release(f"shape:{earlier}:")
         if (phase == "timed") != batch:
             raise framing.ForgedFrame("timed calls come in batches, other calls one at a time")
         calls = []
@@ -246,6 +277,13 @@ class SharedCalls:
             self.seed_index[index] = n + 1
             calls.append(Planned(set_index, f"shape:{index}:{set_index}", shape.seed(n)))
         return Outstanding("shape", index, phase, calls, mark, batch=batch)
+
+    def refuse_second_profile(self, what: str, index: int, allowed: bool) -> None:
+        """The kernel list's call: once per shape once it is timed (in test mode, once on a case
+        already checked)."""
+        if not allowed or (what, index) in self.profiled:
+            raise framing.ForgedFrame(f"a profiled call of {what} {index} out of order")
+        self.profiled.add((what, index))
 
     def batch_size(self, index: int, calibrating: bool = False) -> int:
         """How many timed calls the next go covers on a shape: enough that the batch takes
@@ -271,7 +309,7 @@ class SharedCalls:
         nbytes = sum(t.nbytes(shape.sizes) for t in spec.inputs + spec.outputs)
         wanted = math.ceil(BATCH_TARGET_US / max(per_call, 1.0))
         most = CALIBRATION_BATCH_MAX if calibrating else BATCH_MAX
-        size = max(1, min(wanted, most, BATCH_MAX_BYTES // max(nbytes, 1)))
+        size = max(1, min(wanted, most, self.batch_max_bytes // max(nbytes, 1)))
         size = max(size, self.batch_sizes.get(key, 1))
         self.batch_sizes[key] = size
         return size
@@ -354,6 +392,9 @@ class SharedCalls:
             raise framing.ForgedFrame("a call reported done is not the call the judge started")
         for planned in out.calls:
             self.check_call(out, planned, frame.returned)
+        if out.phase == "profile":
+            self.memory.release(out.calls[0].key)
+            return
         if out.what == "case":
             self.checked_cases.add(out.index)
             self.memory.release(out.calls[0].key)
@@ -415,7 +456,7 @@ class SharedCalls:
                 raise RuntimeError(f"the reference of {spec.slug} gave no {tensor.name} of the output's shape")
             comparisons.append((tensor.name, compare_within(ref, got[tensor.name], spec.tolerance, tensor.dtype)))
         del expected, got
-        judging.record_check(out.what, out.index, label, sizes, comparisons, returned)
+        judging.record_check(out.what, out.index, label, sizes, comparisons, returned, out.phase in ("", "check"))
 
     def refuse_unwritten(self, got: dict[str, torch.Tensor], expected: dict[str, torch.Tensor], label: str) -> None:
         """A warm-up or timed call whose outputs still hold the poison when it is reported done:
