@@ -437,3 +437,8 @@ CATALOG_PLANS.update(_ATTENTION_GEMM_ROUTING)
 from bench.calibration_kv_cache import PLANS as _KV_CACHE  # noqa: E402
 
 CATALOG_PLANS.update(_KV_CACHE)
+
+# grouped_gemm (issue 19): the grouped GEMM of MoE experts, in a module of its own.
+from bench.calibration_grouped_gemm import PLANS as _GROUPED_GEMM  # noqa: E402
+
+CATALOG_PLANS.update(_GROUPED_GEMM)
