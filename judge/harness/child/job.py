@@ -117,6 +117,7 @@ def main(argv: list[str] | None = None) -> int:
     with contextlib.suppress(Exception):
         channel.send(frames.Ready())
     try:
+        raw.pop("blob", None)  # the framing's length of the compiled library, not a field of the job
         job = ChildJob.from_dict(raw)
         materialize(job, library)
         if job.ncu:

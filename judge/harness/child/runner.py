@@ -51,6 +51,11 @@ def gpu_memory_over(used_bytes: int, limit_bytes: int | None, stage: str) -> fra
     )
 
 
+# How long the child spins for the parent's go before it blocks (GPU hosts): longer than the
+# parent's checks of a batch take on the H200's largest shapes.
+SPIN_FOR_GO_SECONDS = 2.0
+
+
 class Runner:
     def __init__(self, job: ChildJob, channel: Channel, regions: socket.socket | None = None) -> None:
         self.job = job
@@ -63,6 +68,8 @@ class Runner:
         # Parent-owned memory (CPU hosts): no seed, no generator here; the parent writes inputs.
         self.shared: SharedSets | None = None
         if job.shared:
+            if job.device == "cuda":  # one job per GPU: a core spent spinning costs no one
+                channel.spin_seconds = SPIN_FOR_GO_SECONDS
             if regions is None:
                 raise RuntimeError("a shared-memory job needs the region socket (fd 5)")
             self.shared = SharedSets(channel.ask, regions, [t.name for t in job.inputs], [t.name for t in job.outputs])

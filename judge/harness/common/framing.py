@@ -11,11 +11,14 @@ recursion the reader dies of.
 from __future__ import annotations
 
 import contextlib
+import io
 import json
 import os
 import queue
+import select
 import struct
 import time
+from collections.abc import Callable
 from typing import Any, BinaryIO
 
 MAX_HEADER_BYTES = 1 << 20
@@ -121,11 +124,26 @@ def write_job_quietly(out: Any, job: dict[str, Any], blob: bytes | None) -> None
         write_frame(out, job, blob)
 
 
-def pump_frames(stream: Any, out: queue.Queue[tuple[float, dict[str, Any] | None, Any]], max_blob: int) -> None:
+def pump_frames(
+    stream: Any,
+    out: queue.Queue[tuple[float, dict[str, Any] | None, Any]],
+    max_blob: int,
+    spin: Callable[[], bool] | None = None,
+) -> None:
     """Read frames into `out` as (arrival time, header, blob) until the channel ends; the end
     arrives as (time, None, the exception). Whatever reading raises ends the channel this way,
-    so the parent never waits out a limit behind a reader that died."""
+    so the parent never waits out a limit behind a reader that died. While spin() is true (a
+    call the parent's clock times is out), the reader polls without sleeping, so that the
+    arrival is stamped without a wake-up's delay; otherwise it sleeps in poll, rechecking spin()
+    every millisecond. The parent reads the child's frames unbuffered (parent/launch.py): data
+    waiting in a buffer would not wake the poll."""
+    poller: Any = None
+    if spin is not None and isinstance(stream, io.FileIO):
+        poller = select.poll()
+        poller.register(stream.fileno(), select.POLLIN)
     while True:
+        while poller is not None and spin is not None and not poller.poll(0 if spin() else 1):
+            pass
         try:
             header, blob = read_frame(stream, max_blob=max_blob)
         except (ChannelClosed, OSError, ValueError) as exc:

@@ -293,8 +293,12 @@ class Judging(Conversation):
 
             self.shared = SharedCalls(self, self.child.regions, self.child.accounting_pid, None)
         frames: queue.Queue[tuple[float, dict[str, Any] | None, Any]] = queue.Queue()
+        shared = self.shared if self.config.device == "cuda" else None
         reader = threading.Thread(
-            target=framing.pump_frames, args=(self.child.results_in, frames, plan.max_blob), daemon=True
+            target=framing.pump_frames,
+            args=(self.child.results_in, frames, plan.max_blob),
+            kwargs={"spin": lambda: shared is not None and shared.outstanding is not None},
+            daemon=True,
         )
         reader.start()
         if self.shared is not None:

@@ -273,7 +273,7 @@ def _sandbox_start(
         os.close(job_r)
         os.close(res_w)
         regions_child.close()
-    return _SandboxChild(job, os.fdopen(job_w, "wb"), os.fdopen(res_r, "rb", buffering=1 << 16), regions)
+    return _SandboxChild(job, os.fdopen(job_w, "wb"), os.fdopen(res_r, "rb", buffering=0), regions)
 
 
 def make_pool(
@@ -432,9 +432,7 @@ def _subprocess_start(
         os.close(job_r)
         os.close(res_w)
         regions_child.close()
-    child = _ProcessChild(
-        proc, os.fdopen(job_w, "wb"), os.fdopen(res_r, "rb", buffering=1 << 16), limits, private, regions
-    )
+    child = _ProcessChild(proc, os.fdopen(job_w, "wb"), os.fdopen(res_r, "rb", buffering=0), limits, private, regions)
     # The private directory goes when the process does (removal never follows links).
     threading.Thread(target=_remove_after, args=(proc, private), daemon=True).start()
     return child

@@ -59,7 +59,7 @@ BATCH_MAX_BYTES = 256 << 20
 CALIBRATION_BATCH_MAX = 16
 # On a GPU a batch's regions may take this share of the device's free memory (the parent keeps
 # about as much again in its copies of the inputs and the float64 references).
-GPU_BATCH_MEMORY_FRACTION = 0.05
+GPU_BATCH_MEMORY_FRACTION = 0.1
 
 
 @contextlib.contextmanager
