@@ -442,3 +442,8 @@ CATALOG_PLANS.update(_KV_CACHE)
 from bench.calibration_grouped_gemm import PLANS as _GROUPED_GEMM  # noqa: E402
 
 CATALOG_PLANS.update(_GROUPED_GEMM)
+
+# top_p_sampling (issue 19): the sampling problems, in a module of their own.
+from bench.calibration_sampling import PLANS as _SAMPLING  # noqa: E402
+
+CATALOG_PLANS.update(_SAMPLING)

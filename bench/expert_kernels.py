@@ -25,7 +25,9 @@ attention on the same q, k, v); decode_gemm >= 75%, moe_routing >= 40% and kv_ca
 of copy bandwidth on the largest shape (first figures as well; kv_cache_int8's largest is the 8k-token
 prefill chunk, its decode shapes are launch-bound); grouped_gemm >= 70% of the best library
 composition at each shape: one torch.matmul per expert (the reference's baseline) or
-torch._grouped_mm where this torch has it and it runs, whichever is faster (a first figure).
+torch._grouped_mm where this torch has it and it runs, whichever is faster (a first figure);
+top_p_sampling >= 25% of copy bandwidth at batch 256 (a first figure: no kernel does it in one
+pass, and the later passes reach L2 only in part there).
 
     python3 bench/expert_kernels.py --out docs/expert_kernels_h200.md      # ~3-4 minutes on an H200
 
@@ -78,10 +80,11 @@ TARGETS = {
     "moe_routing": 0.40,
     "kv_cache_int8": 0.60,
     "grouped_gemm": 0.70,
+    "top_p_sampling": 0.25,
 }
 MEMORY_BOUND = (
     *("vector_add", "reduction", "softmax", "paged_attention", "cross_entropy", "topk"),
-    *("decode_gemm", "moe_routing", "kv_cache_int8"),
+    *("decode_gemm", "moe_routing", "kv_cache_int8", "top_p_sampling"),
 )
 GEMMS = ("matmul", "matmul_bias_gelu")  # compared with torch.matmul of the same a and b
 ATTENTION = ("flash_attention",)  # compared with torch's scaled_dot_product_attention on the same q, k, v

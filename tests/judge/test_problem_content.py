@@ -241,6 +241,25 @@ def test_moe_routing_logits_are_exact_grid_values_with_ties_only_where_planted()
     assert top_ties > 0.25 and edge_ties > 0.2
 
 
+def test_top_p_rows_add_up_exactly_and_every_uniform_keeps_a_quarter_unit_from_each_boundary() -> None:
+    """Every partial sum is exact in fp32 (multiples of 2^-20, rows of exactly 1), and u * S lies
+    at least a quarter unit from every running sum, so no sample sits within rounding of a
+    boundary; the planted kinds are all present (top_p = 1, top_p equal to a cumulative sum)."""
+    ref = reference_module("top_p_sampling")
+    inputs = ref.generate_inputs(seed=9, device="cpu", batch=200, vocab=3001)
+    units = inputs["probs"].double() * ref.UNITS
+    assert bool((units == units.round()).all()) and bool((units.sum(1) == ref.UNITS).all())
+    units = units.long()
+    members, mass = ref.nucleus(units, inputs["top_p"].double())
+    running = torch.cumsum(units * members, dim=1).double()
+    threshold = inputs["uniforms"].double() * mass.double()
+    assert float((running - threshold[:, None]).abs().min()) >= 0.25
+    _, csum = ref._sorted_cumsum(units)
+    p_units = inputs["top_p"].double() * ref.UNITS
+    assert bool((inputs["top_p"] == 1.0).any())
+    assert int((csum.double() == p_units[:, None]).any(1).sum()) > 20
+
+
 # ---------------------------------------------------------------------------------------------
 # Python solutions (accepted corpus entries and the expert) on the CPU cases.
 
