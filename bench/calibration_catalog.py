@@ -447,3 +447,8 @@ CATALOG_PLANS.update(_GROUPED_GEMM)
 from bench.calibration_sampling import PLANS as _SAMPLING  # noqa: E402
 
 CATALOG_PLANS.update(_SAMPLING)
+
+# The quantized GEMMs (issue 19): w4a16_gemm, in a module of their own.
+from bench.calibration_quant_gemm import PLANS as _QUANT_GEMM  # noqa: E402
+
+CATALOG_PLANS.update(_QUANT_GEMM)

@@ -28,6 +28,8 @@ composition at each shape: one torch.matmul per expert (the reference's baseline
 torch._grouped_mm where this torch has it and it runs, whichever is faster (a first figure);
 top_p_sampling >= 25% of copy bandwidth at batch 256 (a first figure: no kernel does it in one
 pass, and the later passes reach L2 only in part there).
+w4a16_gemm >= 60% at every shape of what bounds it: the copy bandwidth on the decode shapes,
+torch.matmul on the weight dequantized to bf16 beforehand on the prefill shapes (a first figure).
 
     python3 bench/expert_kernels.py --out docs/expert_kernels_h200.md      # ~3-4 minutes on an H200
 
@@ -81,6 +83,7 @@ TARGETS = {
     "kv_cache_int8": 0.60,
     "grouped_gemm": 0.70,
     "top_p_sampling": 0.25,
+    "w4a16_gemm": 0.60,
 }
 MEMORY_BOUND = (
     *("vector_add", "reduction", "softmax", "paged_attention", "cross_entropy", "topk"),
@@ -90,6 +93,10 @@ GEMMS = ("matmul", "matmul_bias_gelu")  # compared with torch.matmul of the same
 ATTENTION = ("flash_attention",)  # compared with torch's scaled_dot_product_attention on the same q, k, v
 # Compared with the fastest library composition of the same work (library_compositions below).
 COMPOSED = ("grouped_gemm",)
+# Quantized GEMMs: each shape against what bounds it at the measured ceilings, the copy bandwidth
+# where its bytes take longer than its FLOPs at the bf16 matmul rate (decode), else the library
+# GEMM on the same operands (prefill): torch.matmul on the weight dequantized to bf16 beforehand.
+QUANT_GEMMS = ("w4a16_gemm",)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -377,6 +384,9 @@ def bench_problem(
         if problem.slug in GEMMS:
             us, _ = timer.median_us(lambda: torch.matmul(inputs["a"], inputs["b"]))  # noqa: B023
             torch_tflops = flops / (us * 1e-6) / 1e12
+        elif problem.slug in QUANT_GEMMS and not memory_bound_shape(nbytes, flops, ceilings):
+            us, _ = timer.median_us(quant_library_call(problem.slug, ref, inputs))
+            torch_tflops = flops / (us * 1e-6) / 1e12
         elif problem.slug in ATTENTION:
             causal = case.sizes["mask_mode"] == 2
             sdpa = torch.nn.functional.scaled_dot_product_attention
@@ -411,7 +421,7 @@ def bench_problem(
                 log(f"  {problem.slug} {case.name} {kernel.name}: {row.notes[-1]}")
                 continue
             row.median_us, row.reps = us, reps
-            if problem.slug in MEMORY_BOUND:
+            if problem.slug in MEMORY_BOUND or (problem.slug in QUANT_GEMMS and torch_tflops is None):
                 gbps = nbytes / (us * 1e-6) / 1e9
                 row.rate = f"{gbps:,.0f} GB/s"
                 row.sol = gbps / ceilings.copy_gbps
@@ -424,7 +434,9 @@ def bench_problem(
                 row.notes.append(
                     f"{library} {torch_tflops or 0:,.1f} TFLOP/s; {tflops / ceilings.matmul_tflops_8192:.0%} of the 8192^3 rate"
                 )
-            is_target_shape = problem.slug in (*GEMMS, *ATTENTION, *COMPOSED, "paged_attention") or case.name == largest
+            is_target_shape = (
+                problem.slug in (*GEMMS, *ATTENTION, *COMPOSED, *QUANT_GEMMS, "paged_attention") or case.name == largest
+            )
             if kernel.baseline is None and is_target_shape:
                 row.target = target
             rows.append(row)
@@ -434,6 +446,18 @@ def bench_problem(
         inputs = expected = {}  # release the shape's tensors before the next one
         torch.cuda.empty_cache()
     return rows
+
+
+def memory_bound_shape(nbytes: float, flops: float, ceilings: Ceilings) -> bool:
+    """Whether a shape's bytes at the copy bandwidth take longer than its FLOPs at the bf16 rate."""
+    return nbytes / (ceilings.copy_gbps * 1e9) >= flops / (ceilings.matmul_tflops_8192 * 1e12)
+
+
+def quant_library_call(slug: str, ref: ModuleType, inputs: dict[str, torch.Tensor]) -> Callable[[], Any]:
+    """The library's GEMM on a quantized problem's operands, prepared outside the timed call."""
+    w = ref.dequantize(inputs["qweight"], inputs["scales"], inputs["zeros"], torch.bfloat16)
+    a = inputs["a"]
+    return lambda: torch.matmul(a, w.T)
 
 
 def render(rows: list[Row], ceilings: Ceilings, header: list[str]) -> str:

@@ -23,9 +23,9 @@
 #           (topk, cross_entropy) or torch.matmul on the same a and b (matmul_bias_gelu).
 #           Limit EXPERTS_LIMIT (110 s). Table in $OUT/expert_kernels_new.md.
 #
-# Issue 19 added flash_attention, decode_gemm, moe_routing, kv_cache_int8, grouped_gemm and
-# top_p_sampling to the default list: 87 more judgings, too many for one call's limits. Run one call
-# per problem set, each under 8 minutes:
+# Issue 19 added flash_attention, decode_gemm, moe_routing, kv_cache_int8, grouped_gemm,
+# top_p_sampling and w4a16_gemm to the default list: 103 more judgings, too many for one call's
+# limits. Run one call per problem set, each under 8 minutes:
 #   CATALOG_PROBLEMS="topk matmul_bias_gelu cross_entropy swiglu" bench/gpu_catalog_new.sh
 #   CATALOG_PROBLEMS="flash_attention" bench/gpu_catalog_new.sh   (14 judgings, then the experts)
 #   CATALOG_PROBLEMS="decode_gemm" bench/gpu_catalog_new.sh       (13)
@@ -37,9 +37,12 @@
 #       both experts run here for the first time; benchmark weights of 0.9-1.8 GiB)
 #   CATALOG_PROBLEMS="top_p_sampling" bench/gpu_catalog_new.sh    (15: its 4 CUDA/CuPy accepted
 #       entries and the CUDA expert run here for the first time)
+#   CATALOG_PROBLEMS="w4a16_gemm" bench/gpu_catalog_new.sh        (16: its 4 CUDA/CuPy accepted
+#       entries and the CUDA expert run here for the first time)
 # The experts step compares flash_attention with torch's scaled_dot_product_attention on the same
-# q, k, v, decode_gemm, moe_routing, kv_cache_int8 and top_p_sampling with the copy bandwidth, and
-# grouped_gemm with the faster of one torch.matmul per expert and torch._grouped_mm
+# q, k, v, decode_gemm, moe_routing, kv_cache_int8 and top_p_sampling with the copy bandwidth,
+# grouped_gemm with the faster of one torch.matmul per expert and torch._grouped_mm, and w4a16_gemm's
+# decode shapes with the copy bandwidth, its prefill shapes with torch.matmul on the dequantized weight
 # (bench/expert_kernels.py).
 #
 # Files under $OUT: info.log, selftest.log, selftest_entries.json, experts.log,
@@ -48,7 +51,7 @@ set -uo pipefail
 export PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1
 OUT=${OUT:-artifacts/gpu_catalog_new}
 mkdir -p "$OUT"
-read -r -a PROBLEMS <<<"${CATALOG_PROBLEMS:-topk matmul_bias_gelu cross_entropy flash_attention decode_gemm moe_routing kv_cache_int8 grouped_gemm top_p_sampling}"
+read -r -a PROBLEMS <<<"${CATALOG_PROBLEMS:-topk matmul_bias_gelu cross_entropy flash_attention decode_gemm moe_routing kv_cache_int8 grouped_gemm top_p_sampling w4a16_gemm}"
 steps=("$@")
 [[ ${#steps[@]} -gt 0 ]] || steps=(info selftest experts)
 
