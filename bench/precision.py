@@ -265,9 +265,11 @@ def main() -> int:
     results: dict[str, dict[str, Any]] = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
     worker = None
     if args.in_worker and not args.print:
-        from judge.harness.parent.config import JudgeConfig
+        from judge.harness.parent.config import JudgeConfig, parent_memory_from_env
 
-        worker = JudgeConfig()  # production timing policy; ceilings and warm pool kept across judgings
+        # The production timing policy (GRIDSTRIDE_PARENT_MEMORY chooses the memory); ceilings
+        # and warm pool kept across judgings.
+        worker = JudgeConfig(parent_memory=parent_memory_from_env())
     if not args.print:
         slugs = args.problems or sorted(
             p.name for p in specmod.REFERENCE_DIR.iterdir() if (p / "expert_triton.py").is_file()

@@ -43,6 +43,20 @@ def quick_config() -> JudgeConfig:
     return _configs["quick"]
 
 
+def parent_config() -> JudgeConfig:
+    """quick_config on parent-owned memory (GRIDSTRIDE_PARENT_MEMORY=1)."""
+    if "parent" not in _configs:
+        _configs["parent"] = dataclasses.replace(quick_config(), parent_memory=True)
+    return _configs["parent"]
+
+
+def own_config() -> JudgeConfig:
+    """quick_config with the child's own inputs (the GPU's default path)."""
+    if "own" not in _configs:
+        _configs["own"] = dataclasses.replace(quick_config(), parent_memory=False)
+    return _configs["own"]
+
+
 def judge(
     source: str,
     language: str,

@@ -1,17 +1,19 @@
 """The trust boundary on GPU hosts (docs/judging.md, "The trust boundary").
 
-The parent owns every input and output in device memory of its own (CUDA IPC), flushes the L2
-before each go and bounds every batch of calls with its clock. What a submission changes inside
-its own process (its channel, the runner's flusher, its checks) must not change a verdict or a
-score beyond that bound. The kernel list is still the child's word: that test is a strict xfail
-until the parent gathers the list itself (an XPASS, the hole closed, fails the suite).
+On parent-owned memory (GRIDSTRIDE_PARENT_MEMORY=1 on a GPU host) the parent owns every input
+and output in device memory of its own (CUDA IPC), flushes the L2 before each go and bounds
+every batch of calls with its clock. What a submission changes inside its own process (its
+channel, its checks) must not change a verdict, or a score beyond that bound. The kernel list is
+still the child's word there, and on the GPU's default path (the child makes its own inputs)
+the drains and the flush are too: those tests are strict xfails until the holes close (an
+XPASS fails the suite, so the marker goes).
 """
 
 from __future__ import annotations
 
 import pytest
 
-from tests.gpu.gpu_helpers import judge, quick_config
+from tests.gpu.gpu_helpers import judge, own_config, parent_config
 from tests.gpu.test_gpu_paths import PYTORCH_ADD, TRITON_ADD
 
 pytestmark = pytest.mark.gpu
@@ -36,7 +38,8 @@ def _patch(rewrite):
     return runner
 """
 
-HOLE = "the GPU path still takes this from the child (docs/judging.md, 'The trust boundary')"
+HOLE = "the kernel list is still the child's word (docs/judging.md, 'The trust boundary')"
+OWN_HOLE = "the GPU's default path takes this from the child (docs/judging.md, 'The trust boundary')"
 
 
 @pytest.mark.xfail(strict=True, reason=HOLE)
@@ -62,7 +65,7 @@ def solve(a, b, c, n):
     _op(a, b, out=c)
 """
     )
-    report = judge(source, "triton")
+    report = judge(source, "triton", config=parent_config())
     assert report.verdict == "rejected" and "library-compute" in report.message, report.message
 
 
@@ -92,11 +95,11 @@ def solve(a, b, c, n):
             torch.add(a, b, out=c)
 """
     )
-    report = judge(source, "pytorch")
+    report = judge(source, "pytorch", config=parent_config())
     if report.verdict == "rejected":
         assert "forged-timing" in report.message, report.message
         return
-    honest = judge(PYTORCH_ADD, "pytorch")
+    honest = judge(PYTORCH_ADD, "pytorch", config=parent_config())
     assert report.verdict == honest.verdict == "accepted", (report.message, honest.message)
     for cheat, fair in zip(report.benchmarks, honest.benchmarks, strict=True):
         assert cheat.median_us >= 4 * fair.median_us, (cheat, fair)
@@ -117,7 +120,7 @@ def solve(a, b, c, n):
     a.zero_()  # the parent compares the inputs with its own copy after every call
 """
     )
-    report = judge(source, "pytorch")
+    report = judge(source, "pytorch", config=parent_config())
     assert report.verdict == "rejected" and "inputs-modified" in report.message, report.message
 
 
@@ -138,11 +141,59 @@ def solve(x, y, m, n):
 """
     )
     honest = "import torch\n\n\ndef solve(x, y, m, n):\n    torch.softmax(x, dim=1, out=y)\n"
-    config = quick_config()
-    if config.parent_memory is False:
-        pytest.skip("the older path's flush is the child's (GRIDSTRIDE_PARENT_MEMORY=0)")
+    config = parent_config()
     skipped = judge(source, "pytorch", problem="softmax", config=config)
     fair = judge(honest, "pytorch", problem="softmax", config=config)
     assert skipped.verdict == fair.verdict == "accepted", (skipped.message, fair.message)
     for cheat, ok in zip(skipped.benchmarks, fair.benchmarks, strict=True):
         assert cheat.median_us >= 0.9 * ok.median_us, (cheat, ok)
+
+
+@pytest.mark.xfail(strict=True, reason=OWN_HOLE)
+def test_own_memory_forged_drains_do_not_hide_work_left_on_a_side_stream() -> None:
+    source = (
+        PATCH_SEND
+        + """
+import torch
+_side = torch.cuda.Stream()
+
+
+def _rewrite(header):
+    if header.get("kind") == "times":
+        header["drains_us"] = [5.0] * len(header.get("drains_us", []))  # every call drained at once
+    return header
+
+
+_patch(_rewrite)
+
+
+def solve(a, b, c, n):
+    torch.cuda.synchronize()
+    with torch.cuda.stream(_side):
+        for _ in range(8):
+            torch.add(a, b, out=c)
+"""
+    )
+    report = judge(source, "pytorch", config=own_config())
+    # On the H200 the side stream's work is outside the events (its drain took 1573 us against
+    # 10 us honest, docs/judging.md): only the drain rule can name it.
+    assert report.verdict == "rejected" and "hidden-work" in report.message, report.message
+
+
+@pytest.mark.xfail(strict=True, reason=OWN_HOLE)
+def test_own_memory_a_skipped_l2_flush_is_seen() -> None:
+    source = (
+        PATCH_SEND
+        + """
+import torch
+
+runner = _patch(lambda header: header)
+runner.flusher.flush = lambda *args, **kwargs: None  # an instance attribute: the flush is skipped
+
+
+def solve(x, y, m, n):
+    torch.softmax(x, dim=1, out=y)
+"""
+    )
+    report = judge(source, "pytorch", problem="softmax", config=own_config())
+    assert report.verdict == "rejected", report.message

@@ -5,10 +5,11 @@ child's fd 3; the child reads it back with `ChildJob.from_dict`, which refuses a
 field or carrying one it does not know (the two sides are one version of the code, so a
 mismatch is the judge's own fault, never the submission's). Two memories:
 
-- "shared" (the default on CPU and GPU hosts): the parent owns every input and output and writes
-  each call's inputs itself; the job carries sizes and shapes only: no seed, no input generator.
-- "own" (JudgeConfig.parent_memory False: tests of the older path): the child makes its inputs
-  from the seeds and the reference's generator the job carries, and sends its outputs.
+- "shared" (CPU hosts; GPU hosts with GRIDSTRIDE_PARENT_MEMORY=1): the parent owns every input
+  and output and writes each call's inputs itself; the job carries sizes and shapes only: no
+  seed, no input generator.
+- "own" (GPU hosts by default): the child makes its inputs from the seeds and the reference's
+  generator the job carries, and sends its outputs.
 """
 
 from __future__ import annotations

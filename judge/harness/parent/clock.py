@@ -74,6 +74,14 @@ class CallClock:
         return self.span_us - self.claim_us
 
 
+def per_call(go: CallClock) -> CallClock:
+    """A go's figures per timed call. On a GPU each call of a batch carries the judge's own
+    flush, launch cover and synchronize, so a batch's gap grows with its calls: the calibration
+    and the check compare calls, not batches of different sizes."""
+    n = max(go.calls, 1)
+    return CallClock(go.claim_us / n, go.span_us / n, None, None, go.wait_us / n, 1)
+
+
 @dataclass(frozen=True)
 class Allowance:
     """How far the parent's figures may exceed the claims before the claims count as forged."""
@@ -177,8 +185,14 @@ class ClockCheck:
         return "; ".join(parts) + ". The times were not measured honestly"
 
 
-def check_calls(calls: Sequence[CallClock], calibration: Calibration, allowance: Allowance) -> ClockCheck:
-    """The parent's figures for one shape's timed calls and which bounds the claims break."""
+def check_calls(
+    calls: Sequence[CallClock], calibration: Calibration, allowance: Allowance, ranked: bool = False
+) -> ClockCheck:
+    """The parent's figures for one shape's timed calls and which bounds the claims break.
+    Each batch counts at least its span less the calibration's fastest tenth of handshakes; on
+    a host whose results are ranked (a GPU's) less its slowest tenth instead, so that an honest
+    batch's ordinary handshake jitter never moves its score (a forger keeps that spread, the
+    calibration's p90 - p10, which docs/judging.md states as the bound)."""
     if not calls:
         raise ValueError("no timed calls")
     claimed = statistics.median(c.claim_us for c in calls)
@@ -197,7 +211,8 @@ def check_calls(calls: Sequence[CallClock], calibration: Calibration, allowance:
     if check.wall_excess_us > check.wall_allowed_us:
         check.broken.append("wall")
         check.forged = check.wall_excess_us > max(GROSS * check.wall_allowed_us, claimed)
-    check.added_us = [max(0.0, c.wall_gap_us - calibration.wall_p10_us) for c in calls]
+    handshake = calibration.wall_p90_us if ranked else calibration.wall_p10_us
+    check.added_us = [max(0.0, c.wall_gap_us - handshake) for c in calls]
     cpu = [c.cpu_us for c in calls if c.cpu_us is not None]
     if calibration.cpu_gap_us is not None and len(cpu) == len(calls):
         check.cpu_us = statistics.median(cpu)

@@ -156,9 +156,14 @@ class JudgeConfig:
     # before the claims count as forged: the larger of the absolute bound and `rel` of the
     # claimed median. On CPU hosts the wall bound is wide (a shared host's scheduler) and the
     # CPU-time bound tight (docs/judging.md, "The trust boundary", gives the measurements).
-    # Calls on memory the parent owns (parent/shared_calls.py): None is on, on CPU and GPU
-    # hosts; False keeps the older child-made inputs (tests of that path, comparison runs).
+    # Calls on memory the parent owns (parent/shared_calls.py): None is the host's default (on
+    # for CPU hosts, off for GPU hosts until its precision is measured within the goal);
+    # True/False force it (GRIDSTRIDE_PARENT_MEMORY).
     parent_memory: bool | None = None
+    # On parent-owned GPU memory the launch cover is the judge's, of one fixed length for the
+    # calibration and the submission alike (docs/judging.md section 2): what a submission that
+    # skips it could shave off a call unseen.
+    gpu_cover_us: float = 50.0
     clock_wall_allowance_us: float = 300.0
     clock_cpu_allowance_us: float = 50.0
     clock_allowance_rel: float = 0.05
@@ -283,12 +288,13 @@ WARM_POOL_MAX = "GRIDSTRIDE_WARM_POOL_MAX"
 
 
 def parent_memory_from_env(environ: Mapping[str, str] | None = None) -> bool | None:
-    """GRIDSTRIDE_PARENT_MEMORY=0: the child makes its own inputs (the older path, for
-    comparison runs: bench/gpu_trust.sh); unset or 1: the parent owns the memory."""
-    value = (os.environ if environ is None else environ).get("GRIDSTRIDE_PARENT_MEMORY", "1")
-    if value not in ("0", "1"):
+    """GRIDSTRIDE_PARENT_MEMORY: 1, the parent owns every call's memory; 0, the child makes
+    its own inputs (the older path); unset, the host's default (owned on CPU hosts; on GPU
+    hosts not yet, docs/judging.md section 2 says why)."""
+    value = (os.environ if environ is None else environ).get("GRIDSTRIDE_PARENT_MEMORY", "")
+    if value not in ("", "0", "1"):
         raise ValueError(f"GRIDSTRIDE_PARENT_MEMORY must be 0 or 1, not {value!r}")
-    return None if value == "1" else False
+    return None if value == "" else value == "1"
 
 
 def warm_pool_max_from_env(environ: Mapping[str, str] | None = None) -> int | None:

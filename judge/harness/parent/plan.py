@@ -125,7 +125,9 @@ def make_plan(spec: specmod.ProblemSpec, job: JudgeJob, config: JudgeConfig) -> 
     )
     limit = limit_seconds(spec, job.mode, config)
     language = languages.get(job.language)
-    shared = config.parent_memory if config.parent_memory is not None else True
+    shared = config.parent_memory if config.parent_memory is not None else device == "cpu"
+    if shared and device == "cuda":  # the judge's fixed launch cover (JudgeConfig.gpu_cover_us)
+        policy.cover_min_us = policy.cover_max_us = config.gpu_cover_us
     child_job = ChildJob(
         memory="shared" if shared else "own",
         language=job.language,

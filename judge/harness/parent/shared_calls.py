@@ -133,6 +133,9 @@ class SharedCalls:
             free, _total = torch.cuda.mem_get_info()
             self.batch_max_bytes = max(BATCH_MAX_BYTES, int(free * GPU_BATCH_MEMORY_FRACTION))
         self.profiled: set[tuple[str, int]] = set()
+        # On a GPU the parent's clock compares calls, not batches (clock.per_call), and the
+        # calibration's batches are as large as the timing's.
+        self.per_call = device == "cuda"
         self.find_pid = pid
         self.pid: int | None = None  # the child's host pid, found at its first call
         self.reader_tid = reader_tid  # the parent's thread that reads the child's frames
@@ -308,7 +311,7 @@ class SharedCalls:
             per_call = statistics.median(spans) - handshake
         nbytes = sum(t.nbytes(shape.sizes) for t in spec.inputs + spec.outputs)
         wanted = math.ceil(BATCH_TARGET_US / max(per_call, 1.0))
-        most = CALIBRATION_BATCH_MAX if calibrating else BATCH_MAX
+        most = CALIBRATION_BATCH_MAX if calibrating and not self.per_call else BATCH_MAX
         size = max(1, min(wanted, most, self.batch_max_bytes // max(nbytes, 1)))
         size = max(size, self.batch_sizes.get(key, 1))
         self.batch_sizes[key] = size
@@ -351,7 +354,10 @@ class SharedCalls:
             calls = self.calibration_calls
             if any(len(calls.get(i, [])) < MIN_CALIBRATION_CALLS for i in range(len(judging.shapes))):
                 raise framing.ForgedFrame("the handshake was not calibrated before the submission was loaded")
-        self.calibration = {i: clock.Calibration.from_calls(c) for i, c in self.calibration_calls.items()}
+        self.calibration = {
+            i: clock.Calibration.from_calls([clock.per_call(go) for go in c] if self.per_call else c)
+            for i, c in self.calibration_calls.items()
+        }
         judging.report.system.setdefault("parent_clock", {})["calibration"] = {
             judging.shapes[i].name: c.as_dict() for i, c in self.calibration.items()
         }
@@ -496,12 +502,17 @@ class SharedCalls:
             config.clock_wall_allowance_us, config.clock_cpu_allowance_us, config.clock_allowance_rel
         )
         calibration = self.calibration[index]
-        check = clock.check_calls(calls, calibration, allowance)
+        if self.per_call:
+            check = clock.check_calls([clock.per_call(go) for go in calls], calibration, allowance, ranked=True)
+            check.added_us = [extra * go.calls for extra, go in zip(check.added_us, calls, strict=True)]
+        else:
+            check = clock.check_calls(calls, calibration, allowance)
         self.judging.report.system.setdefault("parent_clock", {})[shape.name] = check.as_dict()
         shape.checked_final = True  # every timed call's output was checked when it was reported done
         self.phase_of[index] = "done"
         if check.forged:
-            message = check.message(shape.name, calibration, self.batch_sizes.get((index, False), 1))
+            batch = 1 if self.per_call else self.batch_sizes.get((index, False), 1)
+            message = check.message(shape.name, calibration, batch)
             self.reject("rejected", f"rule broken (forged-timing): {message}")
         # Each batch counts at least what the judge's clock saw; its calls share the difference.
         added = [
