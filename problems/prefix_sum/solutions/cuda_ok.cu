@@ -57,7 +57,12 @@ static void scan(const float* x, float* y, int n, float* work) {
 }
 
 extern "C" void solve(const float* x, float* y, int n) {
-    size_t need = 2 * ((size_t)n / TILE + 2) + 64;  // every level needs 2 * tiles, and tiles shrink 1024-fold
+    size_t need = 0;  // every level of scan() takes 2 * its tiles (totals, carries), the last one 1
+    for (size_t m = (size_t)n; ; m = (m + TILE - 1) / TILE) {
+        size_t tiles = (m + TILE - 1) / TILE;
+        need += tiles > 1 ? 2 * tiles : 1;
+        if (tiles <= 1) break;
+    }
     if (need > scratch_floats) {
         if (scratch) cudaFree(scratch);
         cudaMalloc(&scratch, need * sizeof(float));
