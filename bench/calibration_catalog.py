@@ -452,3 +452,8 @@ CATALOG_PLANS.update(_SAMPLING)
 from bench.calibration_quant_gemm import PLANS as _QUANT_GEMM  # noqa: E402
 
 CATALOG_PLANS.update(_QUANT_GEMM)
+
+# chunked_prefill_attention (issue 19): attention of a prefill chunk over a paged prefix.
+from bench.calibration_chunked_prefill import PLANS as _CHUNKED_PREFILL  # noqa: E402
+
+CATALOG_PLANS.update(_CHUNKED_PREFILL)

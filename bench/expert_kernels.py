@@ -30,6 +30,10 @@ top_p_sampling >= 25% of copy bandwidth at batch 256 (a first figure: no kernel 
 pass, and the later passes reach L2 only in part there).
 w4a16_gemm >= 60% at every shape of what bounds it: the copy bandwidth on the decode shapes,
 torch.matmul on the weight dequantized to bf16 beforehand on the prefill shapes (a first figure).
+chunked_prefill_attention >= 75% of the library composition at each shape: per sequence the
+prefix's pages gathered and joined to the chunk, then torch's scaled_dot_product_attention with
+the causal mask at the prefix's offset as a boolean mask and enable_gqa (the reference's baseline;
+a first figure).
 
     python3 bench/expert_kernels.py --out docs/expert_kernels_h200.md      # ~3-4 minutes on an H200
 
@@ -84,6 +88,7 @@ TARGETS = {
     "grouped_gemm": 0.70,
     "top_p_sampling": 0.25,
     "w4a16_gemm": 0.60,
+    "chunked_prefill_attention": 0.75,
 }
 MEMORY_BOUND = (
     *("vector_add", "reduction", "softmax", "paged_attention", "cross_entropy", "topk"),
@@ -92,7 +97,7 @@ MEMORY_BOUND = (
 GEMMS = ("matmul", "matmul_bias_gelu")  # compared with torch.matmul of the same a and b
 ATTENTION = ("flash_attention",)  # compared with torch's scaled_dot_product_attention on the same q, k, v
 # Compared with the fastest library composition of the same work (library_compositions below).
-COMPOSED = ("grouped_gemm",)
+COMPOSED = ("grouped_gemm", "chunked_prefill_attention")
 # Quantized GEMMs: each shape against what bounds it at the measured ceilings, the copy bandwidth
 # where its bytes take longer than its FLOPs at the bf16 matmul rate (decode), else the library
 # GEMM on the same operands (prefill): torch.matmul on the weight dequantized to bf16 beforehand.
@@ -467,8 +472,8 @@ def render(rows: list[Row], ceilings: Ceilings, header: list[str]) -> str:
         f"Ceilings measured here: copy {ceilings.copy_gbps:,.0f} GB/s (read + write of 2 GiB); "
         f"bf16 torch.matmul 8192^3 {ceilings.matmul_tflops_8192:,.0f} TFLOP/s.",
         "% SOL: memory-bound problems against the copy bandwidth; GEMMs against torch.matmul, flash_attention "
-        "against torch's scaled_dot_product_attention and grouped_gemm against the fastest library composition "
-        "at the same shape.",
+        "against torch's scaled_dot_product_attention, grouped_gemm and chunked_prefill_attention against the "
+        "fastest library composition at the same shape.",
         "",
         "| problem | shape | kernel | correct | median us | rate | % SOL | target | met | notes |",
         "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
