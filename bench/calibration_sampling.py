@@ -1,9 +1,9 @@
-"""Calibration variants of the sampling problems of issue 19 (top_p_sampling), for
+"""Calibration variants of the sampling problems of issue 19 (top_p_sampling, spec_decode_verify), for
 bench/calibrate_tolerances.py (registered through bench/calibration_catalog.py): formulations a
 judge must accept ("other") and the classic mistakes it must refuse ("lower"), computed in fp32
 torch on the CPU from the judge's own inputs.
 
-The outputs are token ids compared exactly (atol = rtol = 0): an accepted formulation must give
+The outputs are integers (token ids, accepted lengths) compared exactly (atol = rtol = 0): an accepted formulation must give
 the reference's integers on every case, and a mistake must change at least one.
 
 A variant's result is a dict of the outputs by name.
@@ -105,10 +105,77 @@ def _top_p_sampling(inp: dict[str, torch.Tensor], sizes: dict[str, int]) -> tupl
     return other, lower
 
 
+def _verify(
+    inp: dict[str, torch.Tensor],
+    *,
+    test: str = "u * q < p",
+    prefix: bool = True,
+    weights: str = "max(0, p - q)",
+    bonus_row: int = 0,
+    renormalise: bool = True,
+    quotient: bool = False,
+    through: torch.dtype = torch.float32,
+) -> dict[str, torch.Tensor]:
+    """Speculative decoding verification in fp32 with one choice changed from the statement's rule
+    (bonus_row -1: the bonus drawn from row K - 1)."""
+    q_all, p_all = (inp[name].cpu().to(through).float() for name in ("draft_probs", "target_probs"))
+    u, w = inp["accept_uniforms"].cpu().float(), inp["sample_uniforms"].cpu().float()
+    batch, k, _ = q_all.shape
+    ids = inp["draft_token_ids"].cpu().long().unsqueeze(2)
+    q = q_all.gather(2, ids).squeeze(2)
+    p = p_all[:, :k].gather(2, ids).squeeze(2)
+    if test == "u * q < p":
+        accepted = u * q < p
+    elif test == "u < p / q":
+        accepted = u < p / q
+    else:  # "u * q <= p"
+        accepted = u * q <= p
+    n = accepted.int().cumprod(1).sum(1) if prefix else accepted.int().sum(1)
+    rows = torch.arange(batch)
+    p_n = p_all[rows, (n + bonus_row * (n == k)).long()]
+    q_n = q_all[rows, n.clamp(max=k - 1).long()]
+    d = {"max(0, p - q)": (p_n - q_n).clamp(min=0), "p - q": p_n - q_n, "p": p_n}[weights]
+    d = torch.where((n < k).unsqueeze(1), d, p_n)
+    running = d.cumsum(1)
+    total = running[:, -1:]
+    target = w.unsqueeze(1) * total if renormalise else w.unsqueeze(1)
+    past = running / total > w.unsqueeze(1) if quotient else running > target
+    hit = past & (d > 0)
+    token = torch.where(hit.any(1), hit.int().argmax(1), d.shape[1] - 1)
+    return {"num_accepted": n.int(), "next_token": token.int()}
+
+
+def _spec_decode_verify(inp: dict[str, torch.Tensor], sizes: dict[str, int]) -> tuple[Results, Results]:
+    other = {
+        "u * q < p in fp32, fp32 residual sums, w * Z": _verify(inp),
+        "u < p / q (correctly rounded division)": _verify(inp, test="u < p / q"),
+        "running / Z > w instead of running > w * Z": _verify(inp, quotient=True),
+    }
+    lower = {
+        "accept on u * q <= p": _verify(inp, test="u * q <= p"),
+        "every acceptance counted, not the prefix": _verify(inp, prefix=False),
+        "residual not renormalised (draw at w)": _verify(inp, renormalise=False),
+        "correction drawn from p_n, not the residual": _verify(inp, weights="p"),
+        "residual p - q without max(0, .)": _verify(inp, weights="p - q"),
+        "bonus from row K - 1": _verify(inp, bonus_row=-1),
+        "probabilities through bf16": _verify(inp, through=torch.bfloat16),
+    }
+    return other, lower
+
+
 PLANS: dict[str, tuple[Variants, tuple[dict[str, int], ...], tuple[dict[str, int], ...]]] = {
     "top_p_sampling": (
         _top_p_sampling,
         (dict(batch=65, vocab=33), dict(batch=64, vocab=1000), dict(batch=32, vocab=32000)),
         (dict(batch=256, vocab=128_256),),
+    ),
+    "spec_decode_verify": (
+        _spec_decode_verify,
+        (
+            dict(batch=33, num_draft=2, vocab=17),
+            dict(batch=64, num_draft=4, vocab=1000),
+            dict(batch=16, num_draft=8, vocab=32000),
+        ),
+        (dict(batch=64, num_draft=8, vocab=128_256),),
     ),
 }

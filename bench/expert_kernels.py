@@ -27,7 +27,9 @@ prefill chunk, its decode shapes are launch-bound); grouped_gemm >= 70% of the b
 composition at each shape: one torch.matmul per expert (the reference's baseline) or
 torch._grouped_mm where this torch has it and it runs, whichever is faster (a first figure);
 top_p_sampling >= 25% of copy bandwidth at batch 256 (a first figure: no kernel does it in one
-pass, and the later passes reach L2 only in part there).
+pass, and the later passes reach L2 only in part there); spec_decode_verify >= 40% of copy
+bandwidth on b64-k8-v128256 against its floor (the chosen rows read once; a kernel reads them twice,
+the second time partly from L2; a first figure).
 w4a16_gemm >= 60% at every shape of what bounds it: the copy bandwidth on the decode shapes,
 torch.matmul on the weight dequantized to bf16 beforehand on the prefill shapes (a first figure).
 chunked_prefill_attention >= 75% of the library composition at each shape: per sequence the
@@ -89,10 +91,11 @@ TARGETS = {
     "top_p_sampling": 0.25,
     "w4a16_gemm": 0.60,
     "chunked_prefill_attention": 0.75,
+    "spec_decode_verify": 0.40,
 }
 MEMORY_BOUND = (
     *("vector_add", "reduction", "softmax", "paged_attention", "cross_entropy", "topk"),
-    *("decode_gemm", "moe_routing", "kv_cache_int8", "top_p_sampling"),
+    *("decode_gemm", "moe_routing", "kv_cache_int8", "top_p_sampling", "spec_decode_verify"),
 )
 GEMMS = ("matmul", "matmul_bias_gelu")  # compared with torch.matmul of the same a and b
 ATTENTION = ("flash_attention",)  # compared with torch's scaled_dot_product_attention on the same q, k, v

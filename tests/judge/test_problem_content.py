@@ -264,6 +264,31 @@ def test_top_p_rows_add_up_exactly_and_every_uniform_keeps_a_quarter_unit_from_e
     assert int((csum.double() == p_units[:, None]).any(1).sum()) > 20
 
 
+def test_spec_decode_tests_keep_a_unit_from_their_threshold_except_the_planted_ties() -> None:
+    """Rows are exact units adding up to 1; every test up to the first rejection has u * q at least
+    one unit from p, or exactly p (a planted tie, only at the rejection, rejected); batch // 4
+    sequences accept every draft token; w * Z lies a quarter unit or more from every running sum."""
+    ref = reference_module("spec_decode_verify")
+    batch, k = 40, 4
+    inputs = ref.generate_inputs(seed=4, device="cpu", batch=batch, num_draft=k, vocab=3001)
+    units = {name: inputs[name].double() * ref.UNITS for name in ("draft_probs", "target_probs")}
+    for u in units.values():
+        assert bool((u == u.round()).all()) and bool((u.sum(-1) == ref.UNITS).all())
+    n = ref.reference(**inputs, batch=batch, num_draft=k, vocab=3001)["num_accepted"].long()
+    assert int((n == k).sum()) == batch // 4
+    ids = inputs["draft_token_ids"].long().unsqueeze(2)
+    q = units["draft_probs"].gather(2, ids).squeeze(2)
+    p = units["target_probs"][:, :k].gather(2, ids).squeeze(2)
+    gap = inputs["accept_uniforms"].double() * q - p
+    tested = torch.arange(k)[None, :] <= n[:, None]
+    ties = tested & (gap == 0)
+    assert bool((gap[tested & ~ties].abs() >= 1).all())
+    assert bool((torch.arange(k)[None, :] == n[:, None])[ties].all()) and int(ties.sum()) >= 3
+    weights = ref._next_token_weights(units["target_probs"].long(), units["draft_probs"].long(), n)
+    threshold = inputs["sample_uniforms"].double() * weights.sum(1).double()
+    assert float((weights.cumsum(1).double() - threshold[:, None]).abs().min()) >= 0.25
+
+
 # ---------------------------------------------------------------------------------------------
 # Python solutions (accepted corpus entries and the expert) on the CPU cases.
 
