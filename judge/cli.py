@@ -6,6 +6,8 @@ validate            every problem, without a GPU; file:line for each error; non-
 selftest [SLUG..] [--cpu-only] [--mode M]
                     every solutions/ corpus entry through judge_job; non-zero on a surprise
 worker [...]        the Celery judge worker (judge.worker)
+compose-gpus [--layout 1,1,2]
+                    a compose file with one judge worker per GPU of this host (judge.gpu_compose)
 ceilings [--fresh]  the measured machine ceilings of this GPU
 """
 
@@ -18,6 +20,8 @@ import inspect
 import json
 import logging
 import math
+import os
+import subprocess
 import sys
 import time
 import traceback
@@ -675,7 +679,29 @@ def build_parser() -> argparse.ArgumentParser:
     ce.add_argument("--json", action="store_true")
 
     sub.add_parser("worker", help="run the Celery judge worker (arguments go to judge.worker)", add_help=False)
+
+    co = sub.add_parser("compose-gpus", help="write a compose file with one judge worker per GPU of this host")
+    co.add_argument("--layout", help="GPUs per worker in index order, e.g. 1,1,2 (default: one each)")
+    co.add_argument("--memory-gib", type=int, help="each worker's host memory limit (default: none)")
+    co.add_argument("--cpus", type=int, default=os.cpu_count() or 0, help="host CPUs shared out (default: all)")
+    co.add_argument("--remote", action="store_true", help="a judge-only host: the broker is CELERY_BROKER_URL")
+    co.add_argument("--nvidia-smi-output", help="read this file instead of running nvidia-smi")
     return parser
+
+
+def cmd_compose_gpus(args: argparse.Namespace) -> int:
+    from judge import gpu_compose
+
+    try:
+        text = Path(args.nvidia_smi_output).read_text() if args.nvidia_smi_output else None
+        gpus = gpu_compose.parse_gpus(text) if text is not None else gpu_compose.query_gpus()
+        layout = [int(k) for k in args.layout.split(",")] if args.layout else None
+        workers = gpu_compose.plan_workers(gpus, layout, args.cpus)
+    except (OSError, ValueError, subprocess.SubprocessError) as exc:
+        print(f"compose-gpus: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    sys.stdout.write(gpu_compose.render(workers, memory_gib=args.memory_gib, remote=args.remote))
+    return EXIT_OK
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -692,4 +718,6 @@ def main(argv: list[str] | None = None) -> int:
         return cmd_selftest(args)
     if args.command == "ceilings":
         return cmd_ceilings(args)
+    if args.command == "compose-gpus":
+        return cmd_compose_gpus(args)
     return EXIT_USAGE

@@ -24,6 +24,19 @@ JOB_VERSIONS = (PROTOCOL_VERSION, JOB_VERSION_PARTICIPANT)
 HIDDEN_PREFIX = "hidden-"
 MAX_HIDDEN_BENCHMARKS = 8
 
+# Most GPUs one judge worker may hold at once (one host's NVLink domain is 8 on HGX boards).
+MAX_WORKER_GPUS = 8
+
+
+def judge_queue(gpu_model: str, gpus: int = 1) -> str:
+    """The queue of judges of one GPU model that hold `gpus` GPUs at once: judge.<model> for one,
+    judge.<model>.x<k> for k. The site sends a job there and the worker consumes it, so both
+    name queues through this function (docs/pipeline.md, "Hosts with several GPUs")."""
+    if not 1 <= gpus <= MAX_WORKER_GPUS:
+        raise ValueError(f"a judge worker holds 1 to {MAX_WORKER_GPUS} GPUs, not {gpus}")
+    return f"judge.{gpu_model}" if gpus == 1 else f"judge.{gpu_model}.x{gpus}"
+
+
 MODES = ("test", "benchmark", "profile")
 STAGES = ("queued", "compiling", "testing", "benchmarking", "profiling", "done")
 VERDICTS = (

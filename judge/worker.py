@@ -44,6 +44,7 @@ from judge.protocol import (
     ProtocolError,
     Report,
     SourceRefused,
+    judge_queue,
     keep_dead_letter,
 )
 
@@ -543,6 +544,12 @@ def main(argv: list[str] | None = None) -> int:
         default=os.environ.get("CUDA_VISIBLE_DEVICES") or "0",
         help="distinguishes workers of one host (default: the GPU index from CUDA_VISIBLE_DEVICES)",
     )
+    parser.add_argument(
+        "--gpus",
+        type=int,
+        default=int(os.environ.get("GRIDSTRIDE_WORKER_GPUS", "1")),
+        help="GPUs this worker holds at once: it serves judge.<model>.x<k> for problems needing k (default 1)",
+    )
     parser.add_argument("--loglevel", default=os.environ.get("LOG_LEVEL", "INFO"))
     args = parser.parse_args(argv)
 
@@ -556,11 +563,19 @@ def main(argv: list[str] | None = None) -> int:
     info = {"gpu_model": args.gpu_model, "gpu_name": "", "device": "", "capabilities": []}
     if not args.gpu_model:
         info = detect_host()
-    queue = f"judge.{info['gpu_model']}"
+    try:
+        queue = judge_queue(info["gpu_model"], args.gpus)
+    except ValueError as exc:
+        raise SystemExit(f"the judge worker does not start: {exc}") from exc
     node = f"judge-{info['gpu_model']}-{args.name}@{socket.gethostname()}"
     os.environ.setdefault("GRIDSTRIDE_WORKER_NAME", node)
     HOST_INFO.update(
-        info, queue=queue, node=node, harness=SETTINGS.harness or "judge.harness", protocol=PROTOCOL_VERSION
+        info,
+        queue=queue,
+        gpus=args.gpus,
+        node=node,
+        harness=SETTINGS.harness or "judge.harness",
+        protocol=PROTOCOL_VERSION,
     )
     SETTINGS.judge_dir.mkdir(parents=True, exist_ok=True)
     Ledger(SETTINGS.judge_dir / "ledger").prune()

@@ -7,6 +7,7 @@ checks catch the exceptions: a straggler that outlived the kill, or a context st
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import time
@@ -68,3 +69,31 @@ def uuid(gpu: int) -> str | None:
                 found = None
         _uuids[gpu] = found
     return _uuids[gpu]
+
+
+_minors: dict[int, int] = {}
+_MINOR_LINE = re.compile(r"^\s*Minor Number\s*:\s*(\d+)\s*$", re.MULTILINE)
+
+
+def minor_in(query_output: str) -> int | None:
+    """The "Minor Number" of `nvidia-smi -q -i N` output (None where it is missing or N/A)."""
+    found = _MINOR_LINE.search(query_output)
+    return int(found.group(1)) if found else None
+
+
+def minor(gpu: int) -> int:
+    """The minor number of GPU `gpu` (its /dev/nvidiaN), cached. Where nvidia-smi cannot say, the
+    index itself: the two agree on a host that sees all its GPUs in PCI order."""
+    if gpu not in _minors:
+        tool = shutil.which("nvidia-smi")
+        found = None
+        if tool is not None:
+            try:
+                out = subprocess.run(
+                    [tool, "-q", "-i", str(gpu)], capture_output=True, text=True, timeout=30, check=True
+                ).stdout
+                found = minor_in(out)
+            except (OSError, subprocess.SubprocessError):
+                found = None
+        _minors[gpu] = gpu if found is None else found
+    return _minors[gpu]

@@ -16,6 +16,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from sandbox import gpu_check
 from sandbox.limits import Limits
 
 REPO = Path(__file__).resolve().parent.parent
@@ -126,13 +127,7 @@ def mount_plan(*, gpu: int | None, readable: Iterable[str], limits: Limits) -> d
     # live on their own read-only mount at /usr/local/nvidia) are bound one by one after it.
     binds += [m for m in nested_mounts(binds) if m not in binds and not _covered(m, secret_paths())]
     binds.sort(key=lambda p: (p.count("/"), p))
-    gpu_devices: list[str] = []
-    if gpu is not None:
-        gpu_devices = [f"nvidia{gpu}", "nvidiactl", "nvidia-uvm", "nvidia-uvm-tools"]
-        missing = [d for d in gpu_devices[:3] if not os.path.exists("/dev/" + d)]
-        if missing:
-            raise FileNotFoundError(f"GPU {gpu}: missing device nodes {missing}")
-        gpu_devices = [d for d in gpu_devices if os.path.exists("/dev/" + d)]
+    gpu_devices = [] if gpu is None else gpu_device_nodes(gpu, gpu_check.minor(gpu))
     return {
         "staging": staging_dir(),
         "symlinks": symlinks,
@@ -143,6 +138,25 @@ def mount_plan(*, gpu: int | None, readable: Iterable[str], limits: Limits) -> d
         "tmp_bytes": limits.tmp_bytes,
         "shm_bytes": min(limits.tmp_bytes, 1 << 30),
     }
+
+
+# Where the host's device nodes are (the launcher binds each from here into the job's /dev).
+DEV_DIR = "/dev"
+# Nodes every CUDA process needs besides its GPU's own; nvidia-uvm-tools only where it exists.
+GPU_SHARED_NODES = ("nvidiactl", "nvidia-uvm")
+GPU_OPTIONAL_NODES = ("nvidia-uvm-tools",)
+
+
+def gpu_device_nodes(gpu: int, minor: int, dev_dir: str | None = None) -> list[str]:
+    """The /dev entries a job on `gpu` gets: that GPU's node and the shared ones, never another
+    GPU's. The node is named by the device's minor number, not its index: in a container given
+    one GPU that GPU is index 0 to nvidia-smi and CUDA but keeps its host node (/dev/nvidia3)."""
+    dev_dir = dev_dir or DEV_DIR
+    nodes = [f"nvidia{minor}", *GPU_SHARED_NODES]
+    missing = [d for d in nodes if not os.path.exists(os.path.join(dev_dir, d))]
+    if missing:
+        raise FileNotFoundError(f"GPU {gpu} (device minor {minor}): missing device nodes {missing}")
+    return nodes + [d for d in GPU_OPTIONAL_NODES if os.path.exists(os.path.join(dev_dir, d))]
 
 
 def environment(extra: Mapping[str, str] | None) -> dict[str, str]:

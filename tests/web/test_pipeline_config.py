@@ -20,7 +20,7 @@ from django.test import override_settings
 from gridstride import celery_config
 from gridstride.celery import app as web_app
 
-from judge import worker
+from judge import gpu_compose, worker
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -117,9 +117,21 @@ def test_the_site_routes_its_tasks_to_the_web_queue_and_schedules_the_sweeper() 
 # --- docker-compose.yml -----------------------------------------------------------------------
 
 
+# A two-GPU host's judges as `python -m judge compose-gpus` writes them (judge/gpu_compose.py).
+TWO_GPUS = "0, NVIDIA H200, GPU-0000aaaa\n1, NVIDIA H200, GPU-1111bbbb\n"
+
+
 @pytest.fixture(scope="module")
 def compose() -> dict[str, Any]:
-    return yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+    """docker-compose.yml with a generated judges file on top, as `docker compose -f ... -f ...`
+    merges them (the generated file only adds services and the judges' volume)."""
+    base = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+    workers = gpu_compose.plan_workers(gpu_compose.parse_gpus(TWO_GPUS), cpus=32)
+    judges = yaml.safe_load(gpu_compose.render(workers))
+    assert not set(base["services"]) & set(judges["services"])
+    base["services"].update(judges["services"])
+    base["volumes"].update(judges["volumes"])
+    return base
 
 
 def command(service: dict[str, Any]) -> str:
@@ -163,7 +175,6 @@ def test_compose_judges_are_one_per_gpu_on_the_nvidia_runtime_and_never_privileg
     assert judges
     gpus = []
     for name, judge in judges.items():
-        assert judge["profiles"] == ["gpu"], name
         assert not judge.get("privileged"), name
         devices = judge["deploy"]["resources"]["reservations"]["devices"]
         assert len(devices) == 1 and devices[0]["driver"] == "nvidia" and devices[0]["capabilities"] == ["gpu"]
