@@ -1,4 +1,4 @@
-"""Calibration variants of the quantized GEMMs of issue 19 (w4a16_gemm), for
+"""Calibration variants of the quantized GEMMs of issue 19 (w4a16_gemm, fp8_gemm_scaled), for
 bench/calibrate_tolerances.py (registered through bench/calibration_catalog.py): results a judge
 must accept ("other") and results one precision step lower, or one classic mistake away, that it
 must refuse ("lower"), computed from the judge's own inputs on the CPU in fp32.
@@ -99,10 +99,69 @@ def _w4a16_gemm(inp: dict[str, torch.Tensor], sizes: dict[str, int]) -> tuple[Re
     return other, lower
 
 
+# ---------------------------------------------------------------------------------------------
+# fp8_gemm_scaled
+
+
+def _round_significand(x: torch.Tensor, bits: int) -> torch.Tensor:
+    """fp32 values rounded to `bits` significant bits (nearest even): a narrower accumulator."""
+    mantissa, exponent = torch.frexp(x.double())
+    return torch.ldexp(torch.round(mantissa * 2**bits), (exponent - bits).double()).float()
+
+
+def _fp8_gemm_scaled(inp: dict[str, torch.Tensor], sizes: dict[str, int]) -> tuple[Results, Results]:
+    a8, b8 = inp["a"].cpu(), inp["b"].cpu()
+    a, b = a8.float(), b8.float()  # exact
+    sa, sb = inp["a_scale"].cpu().float(), inp["b_scale"].cpu().float()
+    k = a.shape[1]
+
+    def scaled(acc: torch.Tensor) -> torch.Tensor:
+        return to_bf16(acc * sa[:, None] * sb[None, :])
+
+    def tensor_core_chunks(chunk: int, bits: int) -> torch.Tensor:
+        # Hopper's fp8 MMA keeps a narrower accumulator inside a chunk of k (about 14 bits); the
+        # chunk's sum is then added to an fp32 accumulator (promotion), as CUTLASS and cuBLAS do
+        acc = torch.zeros(a.shape[0], b.shape[0])
+        for s in range(0, k, chunk):
+            part = torch.zeros_like(acc)
+            for p in range(s, min(s + chunk, k), 32):
+                part = _round_significand(part + a[:, p : p + 32] @ b[:, p : p + 32].T, bits)
+            acc = acc + part
+        return acc
+
+    def as_e5m2(x8: torch.Tensor) -> torch.Tensor:
+        return x8.view(torch.uint8).view(torch.float8_e5m2).float()
+
+    exact = a @ b.T
+    other = {
+        "fp32 accumulate, then both scales": scaled(exact),
+        "fp32 k-chunks of 64 in order": scaled(_blocked(a, b, 64, lambda t: t)),
+        "split-K 8, fp32 partials summed": scaled(_split(a, b, 8)),
+        "acc * (a_scale * b_scale)": to_bf16(exact * (sa[:, None] * sb[None, :])),
+        "14-bit accumulator per 128-deep chunk (fp8 MMA), promoted to fp32": scaled(tensor_core_chunks(128, 14)),
+    }
+    lower = {
+        "bf16 accumulator (k-chunks of 64)": scaled(_blocked(a, b, 64, to_bf16)),
+        "one scale pair for the tensor": to_bf16(exact * sa[0] * sb[0]),
+        "scales divided out": to_bf16(exact / (sa[:, None] * sb[None, :])),
+        "b_scale forgotten": to_bf16(exact * sa[:, None]),
+        "bytes read as e5m2": scaled(as_e5m2(a8) @ as_e5m2(b8).T),
+        # never promoted to fp32 (torch._scaled_mm's use_fast_accum=True): a precision step
+        # below the rule's fp32 sums that still passes at these k (0.3 of the tolerance)
+        "14-bit accumulator over all of k, fast accumulation (info)": scaled(tensor_core_chunks(k, 14)),
+    }
+    return other, lower
+
+
 PLANS: dict[str, tuple[Variants, tuple[dict[str, int], ...], tuple[dict[str, int], ...]]] = {
     "w4a16_gemm": (
         _w4a16_gemm,
         (dict(m=3, n=5, k=256), dict(m=17, n=129, k=256), dict(m=16, n=96, k=512), dict(m=5, n=256, k=4096)),
         (dict(m=16, n=4096, k=14336), dict(m=256, n=1024, k=4096)),
+    ),
+    "fp8_gemm_scaled": (
+        _fp8_gemm_scaled,
+        (dict(m=3, n=5, k=32), dict(m=17, n=129, k=144), dict(m=33, n=160, k=512), dict(m=8, n=256, k=4096)),
+        (dict(m=16, n=4096, k=14336), dict(m=512, n=512, k=4096)),
     ),
 }

@@ -24,9 +24,9 @@
 #           Limit EXPERTS_LIMIT (110 s). Table in $OUT/expert_kernels_new.md.
 #
 # Issue 19 added flash_attention, decode_gemm, moe_routing, kv_cache_int8, grouped_gemm,
-# top_p_sampling, spec_decode_verify, w4a16_gemm and chunked_prefill_attention to the default list:
-# 133 more judgings, too many for one call's limits. Run one call per problem set, each under 8
-# minutes:
+# top_p_sampling, spec_decode_verify, w4a16_gemm, chunked_prefill_attention and fp8_gemm_scaled to
+# the default list: 148 more judgings, too many for one call's limits. Run one call per problem
+# set, each under 8 minutes:
 #   CATALOG_PROBLEMS="topk matmul_bias_gelu cross_entropy swiglu" bench/gpu_catalog_new.sh
 #   CATALOG_PROBLEMS="flash_attention" bench/gpu_catalog_new.sh   (14 judgings, then the experts)
 #   CATALOG_PROBLEMS="decode_gemm" bench/gpu_catalog_new.sh       (13)
@@ -44,11 +44,14 @@
 #       entries and the CUDA expert run here for the first time)
 #   CATALOG_PROBLEMS="chunked_prefill_attention" bench/gpu_catalog_new.sh   (14: every CUDA/CuPy
 #       entry and both experts run here for the first time)
+#   CATALOG_PROBLEMS="fp8_gemm_scaled" bench/gpu_catalog_new.sh   (15: its 4 CUDA/CuPy accepted
+#       entries and the CUDA expert run here for the first time; the floor uses the new fp8 ceiling)
 # The experts step compares flash_attention with torch's scaled_dot_product_attention on the same
 # q, k, v, decode_gemm, moe_routing, kv_cache_int8, top_p_sampling and spec_decode_verify with the
 # copy bandwidth, grouped_gemm with the faster of one torch.matmul per expert and
 # torch._grouped_mm, w4a16_gemm's decode shapes with the copy bandwidth, its prefill shapes with torch.matmul on the dequantized weight,
-# and chunked_prefill_attention with the pages gathered into torch's fused attention under a mask
+# chunked_prefill_attention with the pages gathered into torch's fused attention under a mask, and
+# fp8_gemm_scaled with the faster of torch._scaled_mm with and without fast accumulation
 # (bench/expert_kernels.py).
 #
 # Files under $OUT: info.log, selftest.log, selftest_entries.json, experts.log,
@@ -57,7 +60,7 @@ set -uo pipefail
 export PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1
 OUT=${OUT:-artifacts/gpu_catalog_new}
 mkdir -p "$OUT"
-read -r -a PROBLEMS <<<"${CATALOG_PROBLEMS:-topk matmul_bias_gelu cross_entropy flash_attention decode_gemm moe_routing kv_cache_int8 grouped_gemm top_p_sampling w4a16_gemm chunked_prefill_attention spec_decode_verify}"
+read -r -a PROBLEMS <<<"${CATALOG_PROBLEMS:-topk matmul_bias_gelu cross_entropy flash_attention decode_gemm moe_routing kv_cache_int8 grouped_gemm top_p_sampling w4a16_gemm chunked_prefill_attention spec_decode_verify fp8_gemm_scaled}"
 steps=("$@")
 [[ ${#steps[@]} -gt 0 ]] || steps=(info selftest experts)
 

@@ -38,9 +38,20 @@ TRACK_TITLES = {
     "inference": "LLM inference kernels",
 }
 DIFFICULTIES = ("easy", "medium", "hard")
-DTYPES = {"float32": 4, "float16": 2, "bfloat16": 2, "int32": 4, "int64": 8, "uint8": 1, "int8": 1}
+DTYPES = {
+    "float32": 4,
+    "float16": 2,
+    "bfloat16": 2,
+    "int32": 4,
+    "int64": 8,
+    "uint8": 1,
+    "int8": 1,
+    "float8_e4m3fn": 1,
+}
 # Which measured machine ceiling bounds the arithmetic of a problem.
-COMPUTE_ROOFS = ("fp32", "bf16_tensor")
+COMPUTE_ROOFS = ("fp32", "bf16_tensor", "fp8_tensor")
+# The key of each roof in a host's measured ceilings (judge/harness/parent/ceilings.py).
+ROOF_CEILINGS = {"fp32": "fp32_tflops", "bf16_tensor": "bf16_tflops", "fp8_tensor": "fp8_tflops"}
 VERDICTS = (
     "accepted",
     "wrong_answer",

@@ -29,7 +29,8 @@ USERS = 2_000
 SUBMISSIONS = 100_000
 BATCH = 2_000
 PASSWORD = "bench-password-not-secret"
-CEILINGS = {"dram_gbps": 4300.0, "fp32_tflops": 67.0, "bf16_tflops": 740.0}
+CEILINGS = {"dram_gbps": 4300.0, "fp32_tflops": 67.0, "bf16_tflops": 740.0, "fp8_tflops": 1480.0}
+ROOF_KEYS = {"fp32": "fp32_tflops", "bf16_tensor": "bf16_tflops", "fp8_tensor": "fp8_tflops"}
 PROBLEM_WEIGHTS = {"softmax": 30, "vector_add": 25, "reduction": 20, "matmul": 15, "paged_attention": 10}
 GPU_WEIGHTS = {"h200": 60, "h100": 15, "cpu": 25}
 VERDICT_WEIGHTS = {
@@ -51,7 +52,7 @@ def pick(rng: random.Random, weights: dict[str, int]) -> str:
 def _shape(case: dict[str, Any], cost: dict[str, Any], skill: float, rng: random.Random) -> dict[str, Any]:
     flops = evaluate(cost.get("flops", "0"), case["sizes"])
     nbytes = evaluate(cost.get("bytes", "0"), case["sizes"])
-    peak = CEILINGS["bf16_tflops"] if cost.get("compute_roof") == "bf16_tensor" else CEILINGS["fp32_tflops"]
+    peak = CEILINGS[ROOF_KEYS[cost.get("compute_roof", "fp32")]]
     floor_us = max(nbytes / (CEILINGS["dram_gbps"] * 1e9), flops / (peak * 1e12)) * 1e6
     median = floor_us / skill * rng.uniform(0.98, 1.02)
     half = median * rng.uniform(0.001, 0.006)

@@ -56,6 +56,7 @@ def test_machine_ceilings_are_measured_and_plausible() -> None:
     assert 1000 < ceilings["dram_gbps"] < 10000
     assert 100 < ceilings["bf16_tflops"] < 3000
     assert 5 < ceilings["fp32_tflops"] < ceilings["bf16_tflops"]
+    assert ceilings["bf16_tflops"] < ceilings["fp8_tflops"] < 5000  # Hopper: about twice the bf16 rate
 
 
 def test_the_l2_flush_buffer_is_at_least_twice_the_devices_l2() -> None:
@@ -76,7 +77,7 @@ def test_an_honest_triton_kernel_is_accepted_with_full_statistics_and_system_inf
     assert report.verdict == "accepted", report.message
     assert report.ranked and report.system["device"] == "cuda" and report.system["gpu"]
     assert report.system.get("driver") and report.system.get("sm_clock_mhz")
-    assert set(report.ceilings) == {"dram_gbps", "bf16_tflops", "fp32_tflops"}
+    assert set(report.ceilings) == {"dram_gbps", "bf16_tflops", "fp32_tflops", "fp8_tflops"}
     for shape in report.benchmarks:
         assert shape.n >= 10 and shape.ci_low_us <= shape.median_us <= shape.ci_high_us
         assert 30 < shape.sol_pct <= 105, shape  # bandwidth-bound: near the copy ceiling

@@ -1,4 +1,4 @@
-"""A CPU host measures its own roofs (memory bandwidth, fp32 and bf16 FLOP/s), once per process
+"""A CPU host measures its own roofs (memory bandwidth, fp32, bf16 and fp8 FLOP/s), once per process
 (whatever number of JudgeConfigs it makes)."""
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ def test_a_cpu_host_measures_plausible_roofs_of_its_own() -> None:
     # A CPU moves between 0.5 GB/s and a few hundred GB/s, and does between 1 GFLOP/s and 100 TFLOP/s.
     assert 0.5 < found["dram_gbps"] < 1000
     assert 1e-3 < found["fp32_tflops"] < 100 and 0 < found["bf16_tflops"] < 100
+    assert 0 < found["fp8_tflops"] < 100
 
 
 def test_the_cpu_roofs_are_measured_once_per_process(monkeypatch) -> None:

@@ -207,20 +207,24 @@ def calibrate_shape(runner: Runner, j: int) -> None:
 
     on_gpu = runner.device == "cuda"
 
+    def read(tensor: torch.Tensor) -> None:
+        # torch has no sum of fp8 tensors: their bytes are read instead
+        (tensor.view(torch.uint8) if tensor.dtype == torch.float8_e4m3fn else tensor).sum()
+
     def bind(index: int, key: str, inputs: list[torch.Tensor], outputs: list[torch.Tensor]) -> Bound:
         if index not in held:
 
             def touch_and_spin() -> None:
                 if on_gpu:
                     for tensor in inputs:
-                        tensor.sum()
+                        read(tensor)
                     for tensor in outputs:
                         tensor.zero_()
                     return
                 cpu0 = time.thread_time_ns()
                 end = time.perf_counter_ns() + int(CALIBRATION_SPIN_US * 1000)
                 for tensor in inputs:
-                    tensor.sum()
+                    read(tensor)
                 for tensor in outputs:
                     tensor.zero_()
                 while time.perf_counter_ns() < end:

@@ -23,6 +23,7 @@ DTYPES: dict[str, torch.dtype] = {
     "int64": torch.int64,
     "uint8": torch.uint8,
     "int8": torch.int8,
+    "float8_e4m3fn": torch.float8_e4m3fn,
 }
 DTYPE_NAMES = {v: k for k, v in DTYPES.items()}
 
@@ -37,8 +38,13 @@ _MIX_A = 0x9E3779B1  # odd multipliers: every element position gets a distinct w
 _MIX_B = 0x85EBCA77
 
 
+# Poisoned with NaN like the other floats: e4m3fn has no infinity but one NaN pattern (0x7F,
+# 0xFF with the sign), which no saturating conversion stores.
+FLOAT_DTYPES = ("float32", "float16", "bfloat16", "float8_e4m3fn")
+
+
 def is_float(dtype_name: str) -> bool:
-    return dtype_name in ("float32", "float16", "bfloat16")
+    return dtype_name in FLOAT_DTYPES
 
 
 def poison_value(dtype_name: str) -> float | int:

@@ -1,5 +1,5 @@
 """CuPy: a Python module whose solve() gets zero-copy cupy.ndarray views of the judge's device
-memory (bf16 as uint16 views of the raw bits: CuPy has no bfloat16), then the sizes."""
+memory (bf16 as uint16 and fp8 as uint8 views of the raw bits: CuPy has neither), then the sizes."""
 
 from __future__ import annotations
 
@@ -20,17 +20,25 @@ def as_cupy(tensor: Any) -> Any:
     import cupy as cp
     import torch
 
+    if tensor.dtype == torch.float8_e4m3fn:
+        # Always the bytes: DLPack may or may not carry an fp8 type, and the statement promises uint8.
+        return _bits_view(cp, tensor, cp.uint8)
     try:
         array = cp.from_dlpack(tensor)
     except (TypeError, ValueError, RuntimeError, BufferError):
         if tensor.dtype != torch.bfloat16:
             raise
         # CuPy has no bfloat16: hand over the raw 16-bit patterns as a uint16 view.
-        memory = cp.cuda.UnownedMemory(tensor.data_ptr(), tensor.numel() * 2, tensor)
-        array = cp.ndarray(tuple(tensor.shape), dtype=cp.uint16, memptr=cp.cuda.MemoryPointer(memory, 0))
+        array = _bits_view(cp, tensor, cp.uint16)
     if int(array.data.ptr) != tensor.data_ptr():
         raise RuntimeError("cupy view does not share the tensor's memory")
     return array
+
+
+def _bits_view(cp: Any, tensor: Any, dtype: Any) -> Any:
+    """The tensor's memory as a cupy array of same-width unsigned integers (its raw bit patterns)."""
+    memory = cp.cuda.UnownedMemory(tensor.data_ptr(), tensor.numel() * tensor.element_size(), tensor)
+    return cp.ndarray(tuple(tensor.shape), dtype=dtype, memptr=cp.cuda.MemoryPointer(memory, 0))
 
 
 CUPY = CupyLanguage(

@@ -65,7 +65,7 @@ def floor_us(spec: specmod.ProblemSpec, sizes: dict[str, int], ceilings: dict[st
         return 0.0
     cost = spec.cost
     memory_s = cost.bytes_for(sizes) / (ceilings["dram_gbps"] * 1e9)
-    roof = ceilings["bf16_tflops"] if cost.compute_roof == "bf16_tensor" else ceilings["fp32_tflops"]
+    roof = ceilings[specmod.ROOF_CEILINGS[cost.compute_roof]]
     compute_s = cost.flops_for(sizes) / (roof * 1e12)
     return max(memory_s, compute_s) * 1e6
 

@@ -255,7 +255,12 @@ def _bandwidth(ceilings: dict[str, Any]) -> float | None:
 
 
 # Keys of Report.ceilings for each compute roof a problem can name (judge/harness/parent/ceilings.py).
-_PEAK_KEYS = {"fp32": ("fp32_tflops",), "bf16_tensor": ("bf16_tflops", "bf16_tensor_tflops")}
+_PEAK_KEYS = {
+    "fp32": ("fp32_tflops",),
+    "bf16_tensor": ("bf16_tflops", "bf16_tensor_tflops"),
+    "fp8_tensor": ("fp8_tflops", "fp8_tensor_tflops"),
+}
+_ROOF_LABELS = {"fp32": "fp32", "bf16_tensor": "tensor core bf16", "fp8_tensor": "tensor core fp8"}
 
 
 def _peak(ceilings: dict[str, Any], compute_roof: str) -> float | None:
@@ -412,10 +417,10 @@ def _points(series: str, benchmarks: list[dict[str, Any]], *, reference: bool = 
 
 def roofs(ceilings: dict[str, Any], system: dict[str, Any], gpu_model: str, compute_roof: str) -> roofline.Roofs:
     """The roofline's roofs from a run's measured ceilings (a CPU host's labelled as such)."""
-    compute_label = "tensor core bf16" if compute_roof == "bf16_tensor" else "fp32"
+    compute_label = _ROOF_LABELS.get(compute_roof, "fp32")
     host = "CPU" if gpu_model == "cpu" or system.get("device") == "cpu" else ""
     if host:
-        compute_label = "CPU bf16" if compute_roof == "bf16_tensor" else "CPU fp32"
+        compute_label = "CPU " + compute_label.removeprefix("tensor core ")
     return roofline.Roofs(_bandwidth(ceilings), _peak(ceilings, compute_roof), compute_label, host)
 
 
