@@ -173,7 +173,7 @@ def format_report(report: Report) -> str:
         ceil = report.ceilings
         out.append(
             f"ceilings: {ceil.get('dram_gbps', 0):.0f} GB/s, {ceil.get('bf16_tflops', 0):.0f} TFLOP/s bf16, "
-            f"{ceil.get('fp32_tflops', 0):.1f} TFLOP/s fp32"
+            f"{ceil.get('fp32_tflops', 0):.1f} TFLOP/s fp32, {ceil.get('fp8_tflops', 0):.0f} TFLOP/s fp8"
         )
     out.append(f"elapsed: {report.elapsed_s:.1f} s")
     return "\n".join(line for line in out if line is not None)
@@ -628,6 +628,7 @@ def cmd_ceilings(args: argparse.Namespace) -> int:
             print(f"  memory bandwidth  {ceilings['dram_gbps']:.1f} GB/s")
             print(f"  bf16 matmul       {ceilings['bf16_tflops'] * 1e3:.1f} GFLOP/s")
             print(f"  fp32 matmul       {ceilings['fp32_tflops'] * 1e3:.1f} GFLOP/s")
+            print(f"  fp8 scaled matmul {ceilings.get('fp8_tflops', 0) * 1e3:.1f} GFLOP/s")
         return EXIT_OK
     if args.fresh and config.ceilings_cache is not None and config.ceilings_cache.exists():
         config.ceilings_cache.unlink()
@@ -641,6 +642,7 @@ def cmd_ceilings(args: argparse.Namespace) -> int:
         print(f"  DRAM bandwidth  {ceilings['dram_gbps']:.0f} GB/s")
         print(f"  bf16 matmul     {ceilings['bf16_tflops']:.0f} TFLOP/s")
         print(f"  fp32 matmul     {ceilings['fp32_tflops']:.1f} TFLOP/s (TF32 off)")
+        print(f"  fp8 matmul      {ceilings.get('fp8_tflops', 0):.0f} TFLOP/s (torch._scaled_mm, fast accumulation)")
     return EXIT_OK
 
 

@@ -173,10 +173,10 @@ def test_ceilings_on_a_cpu_host_are_the_cpus_own_roofs(capsys, monkeypatch) -> N
     assert main(["ceilings", "--json"]) == 0
     measured = json.loads(capsys.readouterr().out)
     assert measured["device"] == "cpu"
-    assert all(measured[k] > 0 for k in ("dram_gbps", "bf16_tflops", "fp32_tflops"))
+    assert all(measured[k] > 0 for k in ("dram_gbps", "bf16_tflops", "fp32_tflops", "fp8_tflops"))
     assert main(["ceilings"]) == 0
     text = capsys.readouterr().out
-    assert text.startswith("CPU") and "GB/s" in text and "GFLOP/s" in text
+    assert text.startswith("CPU") and "GB/s" in text and "GFLOP/s" in text and "fp8" in text
 
 
 def test_worker_delegates_to_judge_worker(monkeypatch) -> None:
