@@ -20,7 +20,7 @@ from typing import Any
 
 # Shapes drawn per participant from [[hidden_benchmarks]] templates are named HIDDEN_PREFIX + k;
 # public case names may not start with it, so a report's hidden rows are known.
-from judge.protocol import HIDDEN_PREFIX
+from judge.protocol import HIDDEN_PREFIX, MAX_WORKER_GPUS
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 PROBLEMS_DIR = REPO_ROOT / "problems"
@@ -275,6 +275,8 @@ class ProblemSpec:
     # Hidden problems are never listed or shown publicly; only assessments and contests use them.
     hidden: bool = False
     hidden_benchmarks: tuple[ShapeTemplate, ...] = ()
+    # GPUs one judging holds at once: its jobs go to judges that hold this many (judge_queue).
+    gpus: int = 1
 
     @property
     def reference_dir(self) -> Path:
@@ -447,6 +449,10 @@ def load_problem(directory: Path) -> ProblemSpec:
     if not languages or set(languages) - set(LANGUAGES):
         raise r.fail(f"languages must be a non-empty subset of {LANGUAGES}", "languages")
 
+    gpus = r.get(data, "gpus", int, 1)
+    if not 1 <= gpus <= MAX_WORKER_GPUS:
+        raise r.fail(f"gpus must be a whole number from 1 to {MAX_WORKER_GPUS}, not {gpus}", "gpus")
+
     interface = r.get(data, "interface", dict)
     sizes = tuple(r.get(interface, "sizes", list))
     inputs = tuple(_tensor(r, t, sizes) for t in r.get(interface, "inputs", list))
@@ -539,6 +545,8 @@ def load_problem(directory: Path) -> ProblemSpec:
         cost.flops,
         cost.bytes,
         reference_tree.get("reference.py", ""),
+        # Only a count other than one: the one-GPU problems keep the rankings they have.
+        *([{"gpus": gpus}] if gpus != 1 else []),
     )
     content = _hash(data, statement, starters, _read_tree(directory / "solutions"), reference_tree)
     return ProblemSpec(
@@ -567,6 +575,7 @@ def load_problem(directory: Path) -> ProblemSpec:
         ranking_hash=ranking,
         hidden=hidden,
         hidden_benchmarks=hidden_benchmarks,
+        gpus=gpus,
     )
 
 

@@ -165,6 +165,9 @@ CELERY_VISIBILITY_TIMEOUT_S = env_int("CELERY_VISIBILITY_TIMEOUT_S", 3600)
 JUDGE_DEFAULT_GPU = env_str("JUDGE_DEFAULT_GPU", "cpu")
 # GPU models a submitter may ask for (each needs judges on judge.<model>).
 JUDGE_GPU_MODELS = env_list("JUDGE_GPU_MODELS", [JUDGE_DEFAULT_GPU])
+# Judges that hold several GPUs at once, as "<model>:<count>" (they serve judge.<model>.x<count>):
+# a problem needing k GPUs is offered only on models listed here with k (submissions/pools.py).
+JUDGE_GPU_POOLS = env_list("JUDGE_GPU_POOLS", [])
 # A running job's lease; the judge's heartbeats renew it. Past it, the sweeper re-queues.
 JUDGE_LEASE_S = env_int("JUDGE_LEASE_S", 120)
 # A queued job whose message never reached a judge for this long is sent again.

@@ -23,7 +23,7 @@ from gridstride.leaderboards.models import ALL_LANGUAGES, BestRun
 from gridstride.lib.markdown import render_markdown
 from gridstride.pages import ladders as ladder_pages
 from gridstride.pages.hardware import REFERENCE_GPU
-from gridstride.submissions import drafts
+from gridstride.submissions import drafts, pools
 from gridstride.submissions.models import Language, Submission
 from judge.spec import DIFFICULTIES, TRACK_TITLES, TRACKS, evaluate
 
@@ -32,9 +32,7 @@ LANGUAGE_NAMES = dict(Language.choices)
 
 def gpu_choices() -> list[str]:
     """GPU models a candidate may pick: the default queue first, then any others configured."""
-    default = settings.JUDGE_DEFAULT_GPU
-    others = [g for g in getattr(settings, "JUDGE_GPU_MODELS", []) if g != default]
-    return [default, *others]
+    return pools.single_gpu_models()
 
 
 def best_sol_by_problem() -> dict[int, float]:
@@ -240,7 +238,7 @@ def problem_detail(request: HttpRequest, slug: str) -> HttpResponse:
         "submitUrl": reverse("submissions:create"),
         "loginUrl": f"{reverse('accounts:login')}?next={request.path}",
         "authenticated": request.user.is_authenticated,
-        "gpus": gpu_choices(),
+        "gpus": pools.models_for(pools.gpus_needed(spec)),
         "load": _opened_submission(request, problem, languages),
     }
     if request.user.is_authenticated:
@@ -262,6 +260,8 @@ def problem_detail(request: HttpRequest, slug: str) -> HttpResponse:
         "compute_roof": (spec.get("cost") or {}).get("compute_roof", "fp32"),
         # New submissions go to the judge.cpu queue: say what practice there can and cannot tell.
         "cpu_host": settings.JUDGE_DEFAULT_GPU == "cpu",
+        # A problem needing several GPUs where no judge holds that many: said, and nothing to pick.
+        "unavailable": pools.unavailable_message(pools.gpus_needed(spec)),
     }
     stored = ladder_of(problem)
     if stored is not None:

@@ -21,7 +21,7 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from gridstride.catalog.models import Problem
-from gridstride.submissions import broker
+from gridstride.submissions import broker, pools
 from gridstride.submissions.models import (
     PRIORITY,
     Context,
@@ -113,10 +113,15 @@ def create_submission(
         )
     if not source.strip():
         raise SubmissionRefused("The source is empty.")
-    gpu = gpu_model or settings.JUDGE_DEFAULT_GPU
-    allowed = {settings.JUDGE_DEFAULT_GPU, *settings.JUDGE_GPU_MODELS}
+    # A problem needing several GPUs goes only to judges that hold that many (pools.py).
+    need = pools.gpus_needed(version.spec)
+    allowed = pools.models_for(need)
+    if not allowed:
+        raise SubmissionRefused(f"{problem.slug}: {pools.unavailable_message(need)}")
+    gpu = gpu_model or allowed[0]
     if not GPU_MODEL_RE.match(gpu) or gpu not in allowed:
-        raise SubmissionRefused(f"No judge here runs on {gpu!r}; choose one of: {', '.join(sorted(allowed))}.")
+        held = f" holding {need} GPUs" if need > 1 else ""
+        raise SubmissionRefused(f"No judge{held} here runs on {gpu!r}; choose one of: {', '.join(sorted(allowed))}.")
 
     now = timezone.now()
     with transaction.atomic():

@@ -7,6 +7,9 @@ import uuid
 from django.conf import settings
 from django.db import models
 
+from gridstride.submissions.pools import gpus_needed
+from judge.protocol import judge_queue
+
 
 class Mode(models.TextChoices):
     RUN = "run", "Run (correctness cases)"
@@ -117,7 +120,9 @@ class Submission(models.Model):
 
     @property
     def queue(self) -> str:
-        return f"judge.{self.gpu_model}"
+        """judge.<model>, or judge.<model>.x<k> for a problem whose judging holds k GPUs (the
+        version's spec says; dispatch loads the version with the submission)."""
+        return judge_queue(self.gpu_model, gpus_needed(self.problem_version.spec))
 
     @property
     def task_id(self) -> str:
