@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
 
 from judge import cli
 from judge import spec as specmod
+from judge.harness.parent.admission import Refusal, admit
+from judge.harness.parent.config import JudgeConfig
+from judge.protocol import JudgeJob
+
+ADD = "import torch\n\ndef solve(a, b, c, n):\n    torch.add(a, b, out=c)\n"
 
 
 def copy_with(tmp_path: Path, line: str | None) -> Path:
@@ -74,3 +80,20 @@ def test_every_problem_in_the_catalog_needs_one_gpu_until_the_judge_drives_sever
     specs, errors = specmod.load_all()
     assert not errors
     assert {s.slug for s in specs if s.gpus != 1} == set()
+
+
+def test_the_judge_refuses_a_problem_needing_more_gpus_than_a_child_holds_as_its_own_fault(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    two = dataclasses.replace(specmod.load("vector_add"), gpus=2)
+    monkeypatch.setattr(specmod, "load", lambda slug: two)
+    job = JudgeJob(submission_id="t", attempt=1, problem="vector_add", language="pytorch", source=ADD, mode="test")
+    refused = admit(job, JudgeConfig(device="cpu"))
+    assert isinstance(refused, Refusal)
+    assert refused.verdict == "internal_error"
+    assert refused.message == "vector_add needs 2 GPUs at once; this judge runs each submission on one GPU"
+
+
+def test_a_one_gpu_problem_is_admitted() -> None:
+    job = JudgeJob(submission_id="t", attempt=1, problem="vector_add", language="pytorch", source=ADD, mode="test")
+    assert isinstance(admit(job, JudgeConfig(device="cpu")), specmod.ProblemSpec)

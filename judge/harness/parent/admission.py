@@ -61,6 +61,13 @@ def _check_against(job: JudgeJob, spec: specmod.ProblemSpec, config: JudgeConfig
             f"problem version mismatch: the site expects {job.content_hash}, this judge has {spec.content_hash} "
             "(the worker needs the same problem files as the site)",
         )
+    if spec.gpus > 1:
+        # Each sandboxed child holds one GPU: judging on fewer than the problem needs would time
+        # something else than the problem asks. The judge's fault, not the submission's.
+        return Refusal(
+            "internal_error",
+            f"{spec.slug} needs {spec.gpus} GPUs at once; this judge runs each submission on one GPU",
+        )
     if any(set(h["sizes"]) != set(spec.sizes) for h in job.hidden_benchmarks):
         return Refusal("internal_error", f"a hidden shape of the job does not give the sizes {list(spec.sizes)}")
     if job.language not in spec.languages:
