@@ -4,6 +4,7 @@ judges that hold them (judge.<model>.x<k>)."""
 
 from __future__ import annotations
 
+import re
 from io import StringIO
 from typing import Any
 
@@ -12,6 +13,7 @@ from django.contrib.auth import get_user_model
 from django.core.exceptions import ImproperlyConfigured
 from django.core.management import call_command
 from django.test import Client, override_settings
+from django.urls import reverse
 from gridstride.catalog.models import Problem
 from gridstride.submissions import pools
 from gridstride.submissions.actions import SubmissionRefused, create_submission
@@ -127,6 +129,12 @@ def test_a_two_gpu_problem_is_refused_with_the_reason_where_no_judge_holds_two(
     assert fake_broker.sent == []
 
 
+def problem_list(client: Client) -> str:
+    response = client.get(reverse("catalog:problem_list"))
+    assert response.status_code == 200
+    return str(response.content.decode())
+
+
 # --- the problem page --------------------------------------------------------------------------
 
 
@@ -151,6 +159,21 @@ def test_the_page_of_a_two_gpu_problem_offers_only_the_models_with_two_gpu_judge
     html = client.get("/problems/vector_add/").content.decode()
     assert 'data-testid="unavailable-note"' not in html and 'id="submit"' in html
     assert '<option value="h100">' in html and '<option value="h200">' not in html
+
+
+@override_settings(**H200_SITE, JUDGE_GPU_POOLS=[])
+def test_the_problem_list_marks_a_problem_no_judge_here_can_hold_and_no_other(
+    client: Client, two_gpu_problem: Problem
+) -> None:
+    html = problem_list(client)
+    marks = re.findall(r'href="/problems/([a-z0-9_]+)/">[^<]*</a> <span [^>]*data-testid="not-judged-here"', html)
+    assert marks == ["vector_add"]
+
+
+@override_settings(**H200_SITE, JUDGE_GPU_POOLS=["h200:2"])
+def test_the_problem_list_marks_nothing_where_judges_hold_enough_gpus(client: Client, two_gpu_problem: Problem) -> None:
+    html = problem_list(client)
+    assert 'href="/problems/vector_add/"' in html and "not-judged-here" not in html
 
 
 # --- operating -------------------------------------------------------------------------------

@@ -9,6 +9,7 @@ from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.db.models import F, Max
+from django.db.models.fields.json import KeyTextTransform
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -83,9 +84,10 @@ def matches(p: Problem, f: dict[str, str]) -> bool:
 
 
 def problem_list(request: HttpRequest) -> HttpResponse:
-    problems = list(
+    problems: list[Problem] = list(
         Problem.objects.public()
         .only("slug", "title", "track", "difficulty", "order", "tags", "languages")
+        .annotate(gpus_needed=KeyTextTransform("gpus", "current_version__spec"))
         .order_by("order", "slug")
     )
     best = best_sol_by_problem()
@@ -96,6 +98,8 @@ def problem_list(request: HttpRequest) -> HttpResponse:
         p.best_sol = best.get(p.pk)  # type: ignore[attr-defined]
         s = stats.get(p.pk)
         p.mark = "solved" if s and s["solved"] else "attempted" if s else ""  # type: ignore[attr-defined]
+        # Needs more GPUs than any judge here holds: listed, marked, never offered (pools.py).
+        p.unavailable = pools.unavailable_message(int(getattr(p, "gpus_needed", None) or 1))  # type: ignore[attr-defined]
         if matches(p, filters):
             by_track.setdefault(p.track, []).append(p)
     tracks = []
