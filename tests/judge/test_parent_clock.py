@@ -104,3 +104,44 @@ def test_a_loaded_hosts_preemptions_between_calls_are_not_forgery_but_still_coun
     # The same gaps without the kernel's word for a wait: rejected.
     unexplained = [dataclasses.replace(b, wait_us=0.0) for b in preempted]
     assert clock.check_calls(unexplained, cal, ALLOWANCE).forged
+
+
+def gpu_calls(per_call_us: float, calls: int, gap_per_call_us: float, batch_gap_us: float, n: int = 8) -> list:
+    """n GPU-style batches: each call carries the judge's own flush and cover (gap_per_call_us),
+    each batch one handshake (batch_gap_us), with some jitter."""
+    rng = random.Random(3)
+    return [
+        clock.CallClock(
+            claim_us=per_call_us * calls,
+            span_us=(per_call_us + gap_per_call_us) * calls + batch_gap_us + rng.uniform(-20.0, 20.0),
+            calls=calls,
+        )
+        for _ in range(n)
+    ]
+
+
+def test_on_a_gpu_batches_of_different_sizes_compare_per_call() -> None:
+    # The calibration's batches hold 8 calls, the timing's 32: per batch the timing's gap is four
+    # times larger (each call's flush and cover), per call the two agree.
+    cal = clock.Calibration.from_calls([clock.per_call(go) for go in gpu_calls(100.0, 8, 80.0, 200.0)])
+    timed = gpu_calls(60.0, 32, 80.0, 200.0)
+    per_batch = clock.check_calls(timed, clock.Calibration.from_calls(gpu_calls(100.0, 8, 80.0, 200.0)), ALLOWANCE)
+    assert min(per_batch.added_us) > 1000.0  # batch sizes differ: the honest run would be charged
+    check = clock.check_calls([clock.per_call(go) for go in timed], cal, ALLOWANCE, ranked=True)
+    assert not check.forged and max(check.added_us) == 0.0, check
+
+
+def test_a_ranked_score_ignores_jitter_below_the_calibrations_p90_but_counts_what_is_beyond() -> None:
+    cal = clock.Calibration.from_calls([clock.per_call(go) for go in gpu_calls(100.0, 16, 80.0, 200.0)])
+    honest = [clock.per_call(go) for go in gpu_calls(100.0, 16, 80.0, 200.0)]
+    spread = cal.wall_p90_us - cal.wall_p10_us
+    kept = clock.check_calls(honest, cal, ALLOWANCE, ranked=True).added_us
+    assert sorted(kept)[len(kept) // 2] == 0.0 and max(kept) <= spread, (kept, spread)
+    # The same calls, each claiming 20 us less than it took: the clock gives it back.
+    forged = [dataclasses.replace(go, claim_us=go.claim_us - 20.0) for go in honest]
+    added = clock.check_calls(forged, cal, ALLOWANCE, ranked=True).added_us
+    # What the clock gives back is the 20 us give or take the call's own jitter about the p90 (at most
+    # the batch jitter's whole range, 40 us over 16 calls).
+    assert all(20.0 - 2.5 <= a <= 20.0 + 2.5 for a in added), (added, spread)
+    # Unranked (CPU hosts) counts from the fastest tenth: honest jitter shows there.
+    assert max(clock.check_calls(honest, cal, ALLOWANCE).added_us) > 0.0

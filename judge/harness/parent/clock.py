@@ -190,8 +190,8 @@ def check_calls(
 ) -> ClockCheck:
     """The parent's figures for one shape's timed calls and which bounds the claims break.
     Each batch counts at least its span less the calibration's fastest tenth of handshakes; on
-    a host whose results are ranked (a GPU's) less its slowest tenth instead, so that an honest
-    batch's ordinary handshake jitter never moves its score (a forger keeps that spread, the
+    a host whose results are ranked (a GPU's) less its slowest tenth instead, so that handshake jitter
+    within the calibration's own p90 never moves an honest score (a forger keeps that spread, the
     calibration's p90 - p10, which docs/judging.md states as the bound)."""
     if not calls:
         raise ValueError("no timed calls")
