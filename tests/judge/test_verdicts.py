@@ -90,7 +90,7 @@ def test_a_triton_kernel_is_benchmarked_on_the_cpu_interpreter_unranked() -> Non
     assert report.score_us == pytest.approx(expected, rel=1e-3)
     assert report.ranked is False and report.sol_pct is None
     # The CPU host's own roofs, for the roofline only (no floor, no % of speed of light).
-    assert set(report.ceilings) == {"dram_gbps", "fp32_tflops", "bf16_tflops"}
+    assert set(report.ceilings) == {"dram_gbps", "fp32_tflops", "bf16_tflops", "fp8_tflops"}
     assert all(v > 0 for v in report.ceilings.values())
 
 
