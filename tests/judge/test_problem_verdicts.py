@@ -34,7 +34,22 @@ def solve(*args):
 """
 
 
-@pytest.mark.parametrize("spec", SPECS, ids=[s.slug for s in SPECS])
+def covering_output_dtypes(specs: list[specmod.ProblemSpec]) -> list[specmod.ProblemSpec]:
+    """The fewest problems, in catalog order, whose outputs hold every output dtype of the
+    catalog: an unwritten output is found by its dtype's poison, the same check on every problem."""
+    chosen, seen = [], set()
+    for spec in specs:
+        dtypes = {t.dtype for t in spec.outputs}
+        if not dtypes <= seen:
+            chosen.append(spec)
+            seen |= dtypes
+    return chosen
+
+
+POISON_FORMS = covering_output_dtypes(SPECS)
+
+
+@pytest.mark.parametrize("spec", POISON_FORMS, ids=[s.slug for s in POISON_FORMS])
 def test_a_submission_that_writes_nothing_is_a_wrong_answer(spec: specmod.ProblemSpec) -> None:
     report = judge("def solve(*args):\n    pass\n", problem=spec.slug)
     assert report.verdict == "wrong_answer"
