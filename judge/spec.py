@@ -240,7 +240,7 @@ class Solution:
     gpu_only: bool = False
     # A cheat the judge may neutralise instead of rejecting: an accepted verdict also meets the
     # expectation when the score is no faster than this honest corpus file's, within timing noise
-    # (cli.timed_like: the hidden work was timed, the replay never hit). Only with expect = "rejected".
+    # (selftest.timed_like: the hidden work was timed, the replay never hit). Only with expect = "rejected".
     or_timed_like: str = ""
     # The mode this entry is judged in where the self-test's own default differs ("benchmark"
     # for a cheat that only shows in timed calls; CPU hosts self-test in "test" mode).

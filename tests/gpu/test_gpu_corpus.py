@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from judge import spec as specmod
-from judge.cli import corpus, timed_like
+from judge.selftest import corpus, timed_like
 from tests.gpu.gpu_helpers import judge
 
 pytestmark = pytest.mark.gpu
