@@ -65,7 +65,8 @@ class Runner:
         self.outputs_spec = job.outputs
         self.sizes_names = job.sizes
         self.submission = Submission(job, channel)
-        # Parent-owned memory (CPU hosts): no seed, no generator here; the parent writes inputs.
+        # Parent-owned memory (CPU hosts; GPU hosts with GRIDSTRIDE_PARENT_MEMORY=1): no seed, no
+        # generator here; the parent writes inputs.
         self.shared: SharedSets | None = None
         if job.shared:
             if job.device == "cuda":  # one job per GPU: a core spent spinning costs no one
@@ -267,24 +268,37 @@ class Runner:
         """One untimed call per shape (or on the largest test case in test mode) under the
         profiler: the kernel names prove whose kernels did the work. Done after all timing, so
         the profiler's own setup never touches a timed call."""
-        if self.shared is not None:
-            shared_runs.profile(self)
-            return
         seen = profiler_sanity()
         if not seen:
             raise RuntimeError("the profiler saw no kernel of a harness fill; CUPTI is not working here")
         targets: list[ShapeJob | CaseJob] = [*self.job.benchmarks] or [self.job.cases[self.job.profile_case]]
         for j, target in enumerate(targets):
             self.channel.send(frames.Stage(stage="profiling", done=j, total=len(targets), detail=target.name))
-            seed = target.pool_seeds[0] if isinstance(target, ShapeJob) else target.seed
-            assert seed is not None  # "own" memory: every case carries its seed
-            inputs = self.make_inputs(seed, target.sizes, target.shapes)
-            outputs = self.make_outputs(target.shapes)
+            staged: tuple[frames.Call, str] | None = None
+            if self.shared is not None:  # fresh memory the parent stages, and checks afterwards
+                request = (
+                    frames.Call(shape=j, set=0, phase="profile")
+                    if isinstance(target, ShapeJob)
+                    else frames.Call(case=self.job.profile_case, phase="profile")
+                )
+                key, inputs, outputs = self.shared.acquire(request)
+                staged = (request, key)
+            else:
+                seed = target.pool_seeds[0] if isinstance(target, ShapeJob) else target.seed
+                assert seed is not None  # "own" memory: every case carries its seed
+                inputs = self.make_inputs(seed, target.sizes, target.shapes)
+                outputs = self.make_outputs(target.shapes)
             call = self.submission.bind(inputs, outputs, [target.sizes[n] for n in self.sizes_names])
             before = self.meta(inputs + outputs)
             self.poison(outputs)
             names = kernel_list(call)
             self.check_after_call(inputs, outputs, before)
+            if staged is not None and self.shared is not None:
+                request, key = staged
+                self.channel.send(
+                    frames.Called(shape=request.shape, set=request.set, case=request.case, phase="profile")
+                )
+                self.shared.release(key)
             self.channel.send(frames.Kernels(shape=j, names=names))
             del inputs, outputs, call
 

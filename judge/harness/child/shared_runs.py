@@ -31,10 +31,9 @@ from typing import TYPE_CHECKING, Any
 
 import torch
 
-from judge.harness.child.profiling import kernel_list, profiler_sanity
 from judge.harness.child.shared_inputs import Refused
-from judge.harness.child.timing import SetOrder, TimedRun, TimingPolicy, collector_paused, launch_cover
-from judge.harness.common.frames import Call, Called, Kernels, Pool, Stage, Times, TimingStart
+from judge.harness.child.timing import SetOrder, TimedRun, TimingPolicy, collector_paused, gpu_call_us, launch_cover
+from judge.harness.common.frames import Call, Called, Pool, Stage, Times, TimingStart
 from judge.harness.common.stats import ci_converged
 
 if TYPE_CHECKING:
@@ -62,7 +61,7 @@ class BatchClock:
         self.device = runner.device
         self.flusher = runner.flusher
         self.flush_kind = policy.flush
-        self.cover_us = policy.cover_max_us
+        self.cover_us = policy.cover_max_us if self.device == "cuda" else 0.0
         self.cover = launch_cover(policy.cover_kind) if self.device == "cuda" and self.cover_us > 0 else None
         if self.device == "cuda":
             self.start = torch.cuda.Event(enable_timing=True)
@@ -78,16 +77,10 @@ class BatchClock:
                 claims.append((perf() - t0) / 1000.0)
             return claims
         assert self.flusher is not None
-        start, end = self.start, self.end
         for call in calls:
-            self.flusher.flush(self.flush_kind)
-            if self.cover is not None:
-                self.cover.wait(self.cover_us)
-            start.record()
-            call()
-            end.record()
-            end.synchronize()
-            claims.append(start.elapsed_time(end) * 1000.0)
+            claims.append(
+                gpu_call_us(call, self.flusher, self.flush_kind, self.cover, self.cover_us, self.start, self.end)
+            )
             torch.cuda.synchronize()  # work left on other streams ends inside the batch
         return claims
 
@@ -112,7 +105,7 @@ def time_batches(
     report."""
     run = TimedRun()
     timer = BatchClock(runner, policy)
-    run.cover_us = timer.cover_us if runner.device == "cuda" else 0.0
+    run.cover_us = timer.cover_us
     order = SetOrder(k, rng)
     channel, shared = runner.channel, runner.shared
     assert shared is not None
@@ -215,18 +208,14 @@ def calibrate_shape(runner: Runner, j: int) -> None:
         if index not in held:
 
             def touch_and_spin() -> None:
-                if on_gpu:
-                    for tensor in inputs:
-                        read(tensor)
-                    for tensor in outputs:
-                        tensor.zero_()
-                    return
                 cpu0 = time.thread_time_ns()
                 end = time.perf_counter_ns() + int(CALIBRATION_SPIN_US * 1000)
                 for tensor in inputs:
                     read(tensor)
                 for tensor in outputs:
                     tensor.zero_()
+                if on_gpu:  # device work alone: the events time it
+                    return
                 while time.perf_counter_ns() < end:
                     pass
                 spun_cpu_us[0] += (time.thread_time_ns() - cpu0) / 1000.0
@@ -252,32 +241,6 @@ def correctness(runner: Runner) -> None:
         call = runner.submission.bind(inputs, outputs, [case.sizes[n] for n in runner.sizes_names])
         returned = runner.call_checked(call, inputs, outputs, f"testing case {case.name!r}")
         runner.channel.send(Called(case=i, returned=returned is not None))
-        del inputs, outputs, call
-        shared.release(key)
-
-
-def profile(runner: Runner) -> None:
-    """One untimed call per shape (in test mode, on the largest case) under the profiler, on
-    fresh memory the parent stages and checks: the kernel names prove whose kernels did the
-    work. After all timing, so the profiler's own setup never touches a timed call."""
-    shared = runner.shared
-    assert shared is not None
-    if not profiler_sanity():
-        raise RuntimeError("the profiler saw no kernel of a harness fill; CUPTI is not working here")
-    job = runner.job
-    targets: list[tuple[Call, dict[str, int], str]] = [
-        (Call(shape=j, set=0, phase="profile"), shape.sizes, shape.name) for j, shape in enumerate(job.benchmarks)
-    ] or [(Call(case=job.profile_case, phase="profile"), job.cases[job.profile_case].sizes, "")]
-    for j, (request, sizes, name) in enumerate(targets):
-        runner.channel.send(Stage(stage="profiling", done=j, total=len(targets), detail=name))
-        key, inputs, outputs = shared.acquire(request)
-        call = runner.submission.bind(inputs, outputs, [sizes[n] for n in runner.sizes_names])
-        before = runner.meta(inputs + outputs)
-        runner.poison(outputs)
-        names = kernel_list(call)
-        runner.check_after_call(inputs, outputs, before)
-        runner.channel.send(Called(shape=request.shape, set=request.set, case=request.case, phase="profile"))
-        runner.channel.send(Kernels(shape=j, names=names))
         del inputs, outputs, call
         shared.release(key)
 

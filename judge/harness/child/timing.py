@@ -200,6 +200,27 @@ class SetOrder:
         return self.last
 
 
+def gpu_call_us(
+    call: Callable[[], Any],
+    flusher: L2Flusher,
+    flush: str,
+    cover: LaunchCover | None,
+    cover_us: float,
+    start: torch.cuda.Event,
+    end: torch.cuda.Event,
+) -> float:
+    """One timed GPU call: the L2 flush, the launch cover, CUDA events around the call, the end
+    event waited for; its time in us (the caller synchronizes the device, or times that too)."""
+    flusher.flush(flush)
+    if cover is not None:
+        cover.wait(cover_us)
+    start.record()
+    call()
+    end.record()
+    end.synchronize()
+    return start.elapsed_time(end) * 1000.0
+
+
 @functools.cache
 def launch_cover(kind: str) -> LaunchCover:
     """One per process and kind: calibrated (or compiled) once, not for every shape."""
@@ -243,21 +264,16 @@ def time_calls(
         detail = policy.drain_detail
         cover = launch_cover(policy.cover_kind) if policy.cover_max_us > 0 else None
 
+        def enqueued(index: int) -> None:  # a warm-up call, its host enqueue time noted
+            t_enqueue = perf()
+            call(index)
+            enqueue_us.append((perf() - t_enqueue) / 1000.0)
+
         def one(index: int) -> tuple[float, float]:
             prepare(index)
-            flusher.flush(policy.flush)
-            if cover is not None:
-                cover.wait(run.cover_us)
-            start.record()
-            if warming:
-                t_enqueue = perf()
-                call(index)
-                enqueue_us.append((perf() - t_enqueue) / 1000.0)
-            else:  # nothing of the harness's between a timed call and its end event
-                call(index)
-            end.record()
-            end.synchronize()
-            elapsed_us = start.elapsed_time(end) * 1000.0
+            # a timed call alone between its events; a warm-up call also notes its enqueue time
+            timed = functools.partial(enqueued if warming else call, index)
+            elapsed_us = gpu_call_us(timed, flusher, policy.flush, cover, run.cover_us, start, end)
             measured = detail and not warming
             if measured:
                 usage, cpu = resource.getrusage(resource.RUSAGE_THREAD), time.thread_time_ns()
