@@ -11,7 +11,7 @@ docs/ladders.md (between its markers). Nothing here is typed in: the figures are
     python3 bench/ladder.py                       # every ladder, on the GPU host
     python3 bench/ladder.py transpose sgemm       # some problems
     python3 bench/ladder.py --quick --json $OUT/ladders.json   # shorter timing, a JSON copy
-    python3 bench/ladder.py --from-json ladders.json  # write a GPU run's figures here (no judging)
+    python3 bench/ladder.py --from-json a.json b.json  # write GPU runs' figures here (no judging)
 
 On a host without a GPU the rungs are judged in the CPU interpreter (Triton, PyTorch) and only
 printed: CPU figures are not written into the problem files.
@@ -145,10 +145,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="short timing (the selftest's --quick policy)")
     parser.add_argument("--json", type=Path, help="also write all figures to this file")
     parser.add_argument("--profile", action="store_true", help="profile mode: adds ncu's figures per kernel (slower)")
-    parser.add_argument("--from-json", type=Path, help="write the figures of an earlier GPU run's --json file")
+    parser.add_argument(
+        "--from-json", type=Path, nargs="+", help="write the figures of earlier GPU runs' --json files (merged)"
+    )
     args = parser.parse_args(argv)
     if args.from_json:
-        results = json.loads(args.from_json.read_text(encoding="utf-8"))
+        # Several calls' files merge into one table, in the order the ladders were judged; a
+        # ladder judged again in a later file takes the earlier one's place.
+        merged = {fig["slug"]: fig for path in args.from_json for fig in json.loads(path.read_text(encoding="utf-8"))}
+        results = list(merged.values())
         write_figures(results, quick=any(fig.get("quick") for fig in results))
         print(render_table(results))
         return 0
@@ -169,12 +174,12 @@ def main(argv: list[str] | None = None) -> int:
         config.pool_sets = 4
     on_gpu = config.device == "cuda"
     mode = ("profile" if args.profile else "benchmark") if on_gpu else "test"
-    results = [
-        judge_ladder(lad, config, mode) | {"quick": args.quick, "date": time.strftime("%Y-%m-%d")} for lad in chosen
-    ]
+    results = []
+    for lad in chosen:
+        results.append(judge_ladder(lad, config, mode) | {"quick": args.quick, "date": time.strftime("%Y-%m-%d")})
+        if args.json:  # after every ladder: a run stopped at its time limit keeps the ladders it finished
+            args.json.write_text(json.dumps(results, indent=1), encoding="utf-8")
     print(render_table(results))
-    if args.json:
-        args.json.write_text(json.dumps(results, indent=1), encoding="utf-8")
     if on_gpu:
         write_figures(results, quick=args.quick)
     bad = [r for fig in results for r in fig["rungs"] if r["verdict"] != "accepted"]

@@ -274,11 +274,13 @@ def main() -> int:
         slugs = args.problems or sorted(
             p.name for p in specmod.REFERENCE_DIR.iterdir() if (p / "expert_triton.py").is_file()
         )
+        # The parent-owned path (GRIDSTRIDE_PARENT_MEMORY=1) keeps rows of its own beside the default's.
+        suffix = " (parent-owned memory)" if worker is not None and worker.parent_memory else ""
         for slug in slugs:
-            print(f"{slug}: {args.runs} runs", flush=True)
+            print(f"{slug}{suffix}: {args.runs} runs", flush=True)
 
-            def save(partial: dict[str, Any], slug: str = slug) -> None:
-                results[slug] = partial
+            def save(partial: dict[str, Any], key: str = slug + suffix) -> None:
+                results[key] = partial
                 RESULTS.parent.mkdir(parents=True, exist_ok=True)
                 RESULTS.write_text(json.dumps(results, indent=1))
                 if not args.no_write:
