@@ -507,6 +507,23 @@ def raw_kernels() -> Iterator[Any]:
                 yield pytest.param(path, source, name, id=f"{slug}/{path.parent.name}/{path.name}#{i}")
 
 
+# CuPy compiles a RawKernel with NVRTC, which includes no host headers: the macros of math.h,
+# float.h and limits.h that nvcc's automatic includes provide are undefined there. The H200 run of
+# 2026-12-03 found a starter completion using INFINITY, which compiled under nvcc (the check
+# below) and failed under NVRTC; this machine has no NVRTC, so the names are checked instead.
+NVRTC_UNDEFINED = ("INFINITY", "NAN", "HUGE_VALF", "HUGE_VAL", "FLT_MAX", "FLT_MIN", "FLT_EPSILON", "DBL_MAX",
+                   "M_PI", "M_E", "M_LN2", "M_SQRT2", "INT_MAX", "INT_MIN", "UINT_MAX")  # fmt: skip
+
+
+@pytest.mark.parametrize(("path", "source", "name"), list(raw_kernels()))
+def test_cupy_raw_kernel_uses_no_host_header_name_that_nvrtc_lacks(path: Path, source: str, name: str) -> None:
+    code = re.sub(r"//[^\n]*|/\*.*?\*/", "", source, flags=re.S)
+    defined = set(re.findall(r"#\s*define\s+(\w+)", code))
+    used = {m for m in NVRTC_UNDEFINED if re.search(rf"\b{m}\b", code)} - defined
+    assert not used, f"{name} uses {sorted(used)}, which NVRTC (CuPy's compiler) does not define"
+    assert not re.search(r"#\s*include\s*<(math|float|limits|stdio|stdlib|cmath|cfloat|climits)\.?h?>", code)
+
+
 @pytest.mark.parametrize(("path", "source", "name"), list(raw_kernels()))
 def test_cupy_raw_kernel_compiles_for_sm90_and_is_not_named_like_a_library_kernel(
     path: Path, source: str, name: str, tmp_path: Path

@@ -12,7 +12,7 @@ __device__ float widen(unsigned short h) { return __uint_as_float(((unsigned)h) 
 extern "C" __global__ void row_loss_kernel(const unsigned short* logits, const int* targets, float* row_loss, int v) {
     __shared__ float scratch[256];
     const unsigned short* row = logits + (long long)blockIdx.x * v;
-    float top = -INFINITY;
+    float top = __uint_as_float(0xff800000u);  // -inf: NVRTC has no math.h, so no INFINITY
     for (int j = threadIdx.x; j < v; j += 256) top = fmaxf(top, widen(row[j]));
     scratch[threadIdx.x] = top;
     __syncthreads();
