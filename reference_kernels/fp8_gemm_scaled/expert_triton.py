@@ -39,7 +39,10 @@ def _decode_slices(a_ptr, b_ptr, sa_ptr, sb_ptr, part_ptr, c_ptr, m, n, k, k_per
             other=0.0,
             eviction_policy="evict_first",
         )
-        acc = tl.dot(a_tile, tl.trans(b_tile), acc)
+        # max_num_imprecise_acc=32: on sm_90 Triton's fp8 tl.dot otherwise keeps the tensor cores'
+        # narrow accumulator over the whole k loop (fast accumulation, wrong beyond tolerance on
+        # long k); 32 adds each MMA's 32-deep sum into the fp32 accumulator.
+        acc = tl.dot(a_tile, tl.trans(b_tile), acc, max_num_imprecise_acc=32)
     where = rows[:, None] * n + features[None, :]
     keep = row_ok[:, None] & feature_ok[None, :]
     if DIRECT:
@@ -85,7 +88,10 @@ def _prefill_tiles(a_ptr, b_ptr, sa_ptr, sb_ptr, c_ptr, m, n, k,
         b_tile = tl.load(
             b_ptr + features[:, None] * k + ks[None, :], mask=feature_ok[:, None] & k_ok[None, :], other=0.0
         )
-        acc = tl.dot(a_tile, tl.trans(b_tile), acc)
+        # max_num_imprecise_acc=32: on sm_90 Triton's fp8 tl.dot otherwise keeps the tensor cores'
+        # narrow accumulator over the whole k loop (fast accumulation, wrong beyond tolerance on
+        # long k); 32 adds each MMA's 32-deep sum into the fp32 accumulator.
+        acc = tl.dot(a_tile, tl.trans(b_tile), acc, max_num_imprecise_acc=32)
     sa = tl.load(sa_ptr + rows, mask=row_ok, other=0.0)
     sb = tl.load(sb_ptr + features, mask=feature_ok, other=0.0)
     out = (acc * sa[:, None] * sb[None, :]).to(tl.bfloat16)

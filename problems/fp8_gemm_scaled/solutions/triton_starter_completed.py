@@ -25,7 +25,10 @@ def fp8_gemm_kernel(
         b_tile = tl.load(
             b_ptr + features[:, None] * k + ks[None, :], mask=(features[:, None] < n) & (ks[None, :] < k), other=0.0
         )
-        acc = tl.dot(a_tile, tl.trans(b_tile), acc)
+        # max_num_imprecise_acc=32: on sm_90 Triton's fp8 tl.dot otherwise keeps the tensor cores'
+        # narrow accumulator over the whole k loop (fast accumulation, wrong beyond tolerance on
+        # long k); 32 adds each MMA's 32-deep sum into the fp32 accumulator.
+        acc = tl.dot(a_tile, tl.trans(b_tile), acc, max_num_imprecise_acc=32)
     sa = tl.load(sa_ptr + rows, mask=rows < m, other=0.0)
     sb = tl.load(sb_ptr + features, mask=features < n, other=0.0)
     acc = acc * sa[:, None] * sb[None, :]

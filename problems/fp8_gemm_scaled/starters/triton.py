@@ -16,7 +16,9 @@ def fp8_gemm_kernel(
         ks = k0 + tl.arange(0, BLOCK_K)
         # TODO: load the e4m3 tiles a[rows, ks] [BLOCK_M, BLOCK_K] and b[features, ks]
         # [BLOCK_N, BLOCK_K] (row strides k), masked at the edges with other=0.0, and accumulate
-        # acc = tl.dot(a_tile, tl.trans(b_tile), acc): exact products, fp32 sums.
+        # acc = tl.dot(a_tile, tl.trans(b_tile), acc, max_num_imprecise_acc=32): exact products,
+        # fp32 sums (on Hopper, without max_num_imprecise_acc Triton keeps the tensor cores'
+        # narrow accumulator over all of k, which long k cannot afford).
         pass
     # TODO: load a_scale[rows] and b_scale[features] (fp32), multiply acc by a_scale[:, None] and
     # b_scale[None, :], store .to(tl.bfloat16) into c[rows, features] masked to rows < m,
