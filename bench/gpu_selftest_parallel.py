@@ -9,6 +9,8 @@ timed side by side), or only its four `*_starter_completed` files (`--starters`)
 units run at once, largest first; every judging keeps the sandbox and every rule, only the timing
 statistics are short (`--quick`). Units share the GPU, so their scores are not figures to
 report, and the time cap is looser than bench/gpu_suite.sh's (a judging waits for the others).
+Units also share the GPU's memory: ten at once ran the H200 out of it (2026-12-03; kv_cache_int8's
+parent alone held 85 GiB), so keep the problems with gpu_only cases of many GiB few per run.
 
 Entries whose verdict the parent reaches before any kernel runs (nvcc and Python compile errors,
 source-scan rejections) are judged by CI on every commit and left out unless --full.
@@ -203,6 +205,10 @@ def main() -> int:
             print(unit.slug, unit.log.name, *unit.labels)
         return 0
     began = time.monotonic()
+    # The machine ceilings first, alone: measured beside the units' kernels they come out low
+    # (2026-12-03: fp32 25 instead of about 50 TFLOP/s) and raise every floor; the units then
+    # read them from the CLI's cache (judge/harness/parent/ceilings.py, measure_or_load).
+    subprocess.run([sys.executable, "-m", "judge", "ceilings", "--fresh"], cwd=ROOT, check=False)
     run(units, args.jobs, args.limit, args.time_cap)
     return report(units, args.out, time.monotonic() - began)
 

@@ -19,6 +19,7 @@ ranked and get no % of speed of light (the floor rules apply on GPUs).
 
 from __future__ import annotations
 
+import fcntl
 import json
 import logging
 import threading
@@ -161,23 +162,45 @@ def gpu_identity() -> str:
 
 
 def measure_or_load(cache: Path | None) -> dict[str, float]:
-    """Measure, or reuse `cache` when it is younger than an hour and from the same GPU."""
+    """Measure, or reuse `cache` when it is younger than an hour and from the same GPU.
+
+    Processes sharing the cache measure one at a time (a lock file beside it): ceilings measured
+    while another process's matmuls share the GPU come out low, and a low ceiling raises every
+    floor built on it. Ten selftest processes started at once on the H200 (2026-12-03) measured
+    25 TFLOP/s of fp32 instead of about 50, wrote it to this cache, and an honest cuBLAS SGEMM
+    was then rejected as faster than the floor."""
     identity = gpu_identity()
-    if cache is not None and cache.is_file():
-        try:
-            data = json.loads(cache.read_text())
-            fresh = time.time() - float(data.get("measured_at", 0)) < MAX_AGE_SECONDS
-            # a cache written before a ceiling was added lacks its key: measured again
-            if data.get("gpu") == identity and fresh and set(CEILING_KEYS) <= set(data["ceilings"]):
-                return {k: float(v) for k, v in data["ceilings"].items()}
-        except (ValueError, KeyError, TypeError, OSError):
-            log.warning("ignoring an unreadable ceilings cache %s", cache)
-    began = time.monotonic()
-    ceilings = measure()
-    log.info("measured machine ceilings in %.1f s: %s", time.monotonic() - began, ceilings)
-    if cache is not None:
-        cache.parent.mkdir(parents=True, exist_ok=True)
+    if cache is None:
+        return _measure_logged()
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    with cache.with_suffix(".lock").open("a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        cached = _load_fresh(cache, identity)
+        if cached is not None:  # measured by the process that held the lock before this one
+            return cached
+        ceilings = _measure_logged()
         tmp = cache.with_suffix(".tmp")
         tmp.write_text(json.dumps({"gpu": identity, "measured_at": time.time(), "ceilings": ceilings}))
         tmp.replace(cache)
+    return ceilings
+
+
+def _load_fresh(cache: Path, identity: str) -> dict[str, float] | None:
+    if not cache.is_file():
+        return None
+    try:
+        data = json.loads(cache.read_text())
+        fresh = time.time() - float(data.get("measured_at", 0)) < MAX_AGE_SECONDS
+        # a cache written before a ceiling was added lacks its key: measured again
+        if data.get("gpu") == identity and fresh and set(CEILING_KEYS) <= set(data["ceilings"]):
+            return {k: float(v) for k, v in data["ceilings"].items()}
+    except (ValueError, KeyError, TypeError, OSError):
+        log.warning("ignoring an unreadable ceilings cache %s", cache)
+    return None
+
+
+def _measure_logged() -> dict[str, float]:
+    began = time.monotonic()
+    ceilings = measure()
+    log.info("measured machine ceilings in %.1f s: %s", time.monotonic() - began, ceilings)
     return ceilings
