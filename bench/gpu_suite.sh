@@ -7,17 +7,21 @@
 # to back, so budget ~10-20 s per judging: paths ~400 s, corpus_a (29 entries) ~380 s,
 # corpus_b (28) ~350 s, corpus_c (13) ~180 s (2026-11-30: 8-31 s per entry),
 # experts ~180 s, pipeline (PIPELINE_RUNS=3) ~150 s, precision ~200 s per problem.
-# What the open issues still need on the H200 (2026-12-02; the last session had no device time
-# left), about 30 minutes in four calls of under 10 minutes each:
-#   1. CATALOG_PROBLEMS="topk matmul_bias_gelu cross_entropy swiglu" bench/gpu_catalog_new.sh
-#      (the new problems' corpora and experts), then issue 19's flash_attention, decode_gemm and
-#      moe_routing, one call each (bench/gpu_catalog_new.sh's header)
-#   2. bench/gpu_suite.sh starters   (every problem's four *_starter_completed files, issue 22)
-#   3. python3 bench/ladder.py --quick --json $OUT/ladders_a.json <first half of the slugs>, then
-#      the second half in a 4th call (issue 18's ladder table: bench/ladder.py --from-json here)
-#   4. PIPELINE_RUNS=3 bench/gpu_suite.sh pipeline   (issue 15's burst, bench/pipeline_gpu.py)
-# The GPU trust boundary of issue 14 (parent allocations through CUDA IPC, the GPU-side gate) is
-# not built yet: its candidates are measured in docs/benchmarks.md ("Candidates for the GPU").
+# What is still owed on the H200 (after the run of 2026-12-03, docs/benchmarks.md), about three
+# calls of under 10 minutes; run them back to back (the machine goes back 30 s after a call):
+#   1. the entries the parallel selftest could not judge (out of memory beside nine others, or cut
+#      at its 45 s cap) and the fp8 and CuPy fixes, fewer at a time and kv_cache_int8 alone:
+#        python3 bench/gpu_selftest_parallel.py --jobs 4 --limit 520 --out $OUT --corpus \
+#          fp8_gemm_scaled flash_attention w4a16_gemm spec_decode_verify top_p_sampling rope \
+#          --starters cross_entropy embedding_gather histogram sgemm softmax decode_gemm \
+#          chunked_prefill_attention grouped_gemm
+#        python3 bench/gpu_selftest_parallel.py --jobs 1 --limit 300 --out $OUT --corpus kv_cache_int8
+#   2. the ladders, 4-6 problems a call (about 12-28 s a rung), paged_attention again first:
+#        python3 bench/ladder.py --quick --json $OUT/ladders_b.json paged_attention vector_add ...
+#      then here: python3 bench/ladder.py --from-json <every call's json>  (issues 18 and 19)
+#   3. GRIDSTRIDE_PARENT_MEMORY=1 bench/gpu_trust.sh tests (TESTS_LIMIT=300: the side-stream test
+#      failed on the per-call version and its message was cut), bench/expert_kernels.py for the
+#      inference problems (bench/gpu_catalog_new.sh experts).
 set -uo pipefail
 export PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1
 OUT=${OUT:-artifacts/gpu}; mkdir -p "$OUT"
