@@ -34,6 +34,7 @@ INT_POISON = {"int32": -0x7FFF_FFFF, "int64": -0x7FFF_FFFF_FFFF_FFFF, "uint8": 0
 # Same-width integer views for bit-exact checksums.
 _BITS_VIEW = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}
 _CHUNK = 1 << 24
+_COMPARE_CHUNK = 1 << 26  # compare()'s float64 work, per chunk of elements
 _MIX_A = 0x9E3779B1  # odd multipliers: every element position gets a distinct weight
 _MIX_B = 0x85EBCA77
 
@@ -220,68 +221,75 @@ def compare(
         expected = whole.reshape(-1)[positions.to(whole.device)]
     if tuple(got.shape) != tuple(expected.shape):
         raise ValueError(f"shape {tuple(got.shape)} != reference shape {tuple(expected.shape)}")
-    ref = expected.detach().to(torch.float64).reshape(-1)
-    out = got.detach().to(ref.device).to(torch.float64).reshape(-1)
-    total = ref.numel()
+    ref_flat = expected.detach().reshape(-1)
+    got_flat = got.detach().reshape(-1)
+    total = ref_flat.numel()
     if total == 0:
         return Comparison(True, 0.0, 0.0, 0.0, 0, 0, 0)
-    ref_finite = torch.isfinite(ref)
-    out_finite = torch.isfinite(out)
-    finite_ref = torch.where(ref_finite, ref, torch.zeros_like(ref))
-    rms = _rms(whole) if positions is not None else float(torch.sqrt(torch.mean(finite_ref * finite_ref)).item())
+    rms = _rms(whole)
     allowed_abs = atol + atol_rms * rms
-    diff = torch.where(ref_finite & out_finite, (out - ref).abs(), torch.full_like(ref, math.inf))
-    # Identical infinities match (a reference that is legitimately infinite).
-    same_inf = (~ref_finite) & (out == ref)
-    diff = torch.where(same_inf, torch.zeros_like(diff), diff)
-    bound = allowed_abs + rtol * ref.abs()
-    ok = (diff <= bound) | same_inf
-    bad = ~ok
-    mismatch_count = int(bad.sum().item())
-
-    if is_float(dtype_name):
-        unwritten = int(torch.isnan(out).sum().item())
-    else:
-        poison = INT_POISON[dtype_name]
-        unwritten = int(((out == poison) & (ref != poison)).sum().item())
-
-    denom = ref.abs().clamp_min(1e-300)
-    max_abs = float(diff.max().item())
-    rel = diff / denom
-    max_rel = float(rel.max().item())
-    unmatched_nonfinite = ((~out_finite) | (~ref_finite)) & (~same_inf)
-    if bool(unmatched_nonfinite.any().item()):
-        l2 = math.inf
-    else:
-        num = torch.linalg.vector_norm(out[ref_finite] - ref[ref_finite]).item()
-        den = torch.linalg.vector_norm(ref[ref_finite]).item()
-        l2 = num / den if den > 0 else num
+    poison = None if is_float(dtype_name) else INT_POISON[dtype_name]
+    # A chunk at a time: float64 copies of a whole 2^31-element output and its temporaries took
+    # 85 GiB of the H200 in the parent (kv_cache_int8, 2026-12-03); a chunk's take a few GiB.
+    mismatch_count = unwritten = 0
+    max_abs = max_rel = 0.0
+    err_sq = ref_sq = 0.0
+    unmatched_nonfinite = False
+    bad_all: torch.Tensor | None = None  # the whole output's mask, made at the first mismatch
+    listed_at: list[tuple[int, float, float, float]] = []  # (flat position, expected, got, |diff|)
+    for begin in range(0, total, _COMPARE_CHUNK):
+        ref = ref_flat[begin : begin + _COMPARE_CHUNK].to(torch.float64)
+        out = got_flat[begin : begin + _COMPARE_CHUNK].to(ref.device).to(torch.float64)
+        ref_finite = torch.isfinite(ref)
+        out_finite = torch.isfinite(out)
+        diff = torch.where(ref_finite & out_finite, (out - ref).abs(), torch.full_like(ref, math.inf))
+        # Identical infinities match (a reference that is legitimately infinite).
+        same_inf = (~ref_finite) & (out == ref)
+        diff = torch.where(same_inf, torch.zeros_like(diff), diff)
+        bad = ~((diff <= allowed_abs + rtol * ref.abs()) | same_inf)
+        chunk_bad = int(bad.sum().item())
+        if chunk_bad:
+            if bad_all is None:
+                bad_all = torch.zeros(total, dtype=torch.bool, device=bad.device)
+            bad_all[begin : begin + bad.numel()] = bad
+            if len(listed_at) < max_listed:
+                for pos in torch.nonzero(bad, as_tuple=False).reshape(-1)[: max_listed - len(listed_at)].tolist():
+                    e, g, a = float(ref[pos].item()), float(out[pos].item()), float(diff[pos].item())
+                    listed_at.append((begin + int(pos), e, g, a))
+        mismatch_count += chunk_bad
+        if poison is None:
+            unwritten += int(torch.isnan(out).sum().item())
+        else:
+            unwritten += int(((out == poison) & (ref != poison)).sum().item())
+        max_abs = max(max_abs, float(diff.max().item()))
+        max_rel = max(max_rel, float((diff / ref.abs().clamp_min(1e-300)).max().item()))
+        unmatched_nonfinite = unmatched_nonfinite or bool((((~out_finite) | (~ref_finite)) & (~same_inf)).any().item())
+        if not unmatched_nonfinite:
+            err_sq += float((out[ref_finite] - ref[ref_finite]).square().sum().item())
+            ref_sq += float(ref[ref_finite].square().sum().item())
+    l2 = math.inf
+    if not unmatched_nonfinite:
+        l2 = math.sqrt(err_sq / ref_sq) if ref_sq > 0 else math.sqrt(err_sq)
 
     if positions is not None:
         rel_l2 = None
     listed = []
-    if mismatch_count:
-        first_bad = torch.nonzero(bad, as_tuple=False).reshape(-1)[:max_listed].tolist()
-        shape = tuple(whole.shape)
-        for pos in first_bad:
-            e = float(ref[pos].item())
-            g = float(out[pos].item())
-            a = float(diff[pos].item())
-            listed.append(
-                {
-                    "index": _unravel(int(pos) if positions is None else int(positions[pos]), shape),
-                    "expected": e,
-                    "got": g,
-                    "abs_err": a,
-                    "rel_err": a / abs(e) if e != 0 and math.isfinite(a) else (math.inf if a else 0.0),
-                }
-            )
+    shape = tuple(whole.shape)
+    for pos, e, g, a in listed_at:
+        listed.append(
+            {
+                "index": _unravel(pos if positions is None else int(positions[pos]), shape),
+                "expected": e,
+                "got": g,
+                "abs_err": a,
+                "rel_err": a / abs(e) if e != 0 and math.isfinite(a) else (math.inf if a else 0.0),
+            }
+        )
     passed = mismatch_count == 0
     reason = ""
     positions_summary = None
-    if mismatch_count:
-        whole_total = whole.numel()
-        positions_summary = mismatch_positions(bad, whole_total, positions)
+    if bad_all is not None:
+        positions_summary = mismatch_positions(bad_all, whole.numel(), positions)
     if not passed:
         reason = f"{mismatch_count} of {total} elements outside the tolerance"
     if passed and rel_l2 is not None and not (l2 <= rel_l2):
