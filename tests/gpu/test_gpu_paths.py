@@ -349,6 +349,31 @@ def test_gpu_memory_beyond_the_problems_limit_is_a_memory_limit(language: str, a
     assert report.verdict == "memory_limit" and "this problem allows 40,960 MiB" in report.message, report.message
 
 
+def test_gpu_memory_taken_past_the_allocator_is_the_submissions_memory_limit_not_the_judges() -> None:
+    """cudaMalloc through ctypes escapes the child's own allocator counts; the parent, left no
+    memory for its reference, blames the submission from its own figures (parent/crowded.py).
+    Written 2026-12-03, not yet run on a GPU."""
+    source = """
+    import ctypes
+
+    import torch
+
+    _hog = []
+
+    def solve(a, b, c, n):
+        if not _hog:
+            cudart = ctypes.CDLL("libcudart.so.13")
+            free, total = ctypes.c_size_t(), ctypes.c_size_t()
+            cudart.cudaMemGetInfo(ctypes.byref(free), ctypes.byref(total))
+            pointer = ctypes.c_void_p()
+            cudart.cudaMalloc(ctypes.byref(pointer), ctypes.c_size_t(free.value - (64 << 20)))
+            _hog.append(pointer)
+        torch.add(a, b, out=c)
+    """
+    report = judge(source, "pytorch", mode="test")
+    assert report.verdict == "memory_limit", report.message
+
+
 def test_a_kernel_that_never_ends_hits_the_time_limit_and_the_gpu_recovers() -> None:
     source = CUDA_ADD.replace("if (i < n) c[i] = a[i] + b[i];", "while (true) { if (i < 0) break; }")
     config = JudgeConfig(device="cuda", limit_cap_seconds=15)

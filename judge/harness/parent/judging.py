@@ -33,6 +33,7 @@ from judge.harness.parent import launch, references, results, rules
 from judge.harness.parent.admission import Refusal, admit
 from judge.harness.parent.config import JudgeConfig, default_config
 from judge.harness.parent.conversation import Conversation, Finished
+from judge.harness.parent.crowded import crowded_out
 from judge.harness.parent.plan import STARTUP_SECONDS, ChildPlan, child_argv, child_env, make_plan
 from judge.harness.parent.pool_size import SETTLE_SECONDS
 from judge.harness.parent.profile import profile
@@ -81,11 +82,16 @@ def judge_job(
     except Exception as exc:
         if type(exc).__name__ == "SoftTimeLimitExceeded":
             raise  # the worker's own time limit: it reports that itself (the child dies in cleanup)
-        log.exception("internal error judging submission %s attempt %s", job.submission_id, job.attempt)
         report = judging.report
-        report.verdict = "internal_error"
         report.ranked = False
-        report.message = OUR_FAULT
+        # Read while the child still holds its memory (cleanup below ends it).
+        crowded = crowded_out(exc, config.device, judging.gpu_limit_bytes(), config.pool_memory_fraction)
+        if crowded:
+            report.verdict, report.message = "memory_limit", crowded
+        else:
+            log.exception("internal error judging submission %s attempt %s", job.submission_id, job.attempt)
+            report.verdict = "internal_error"
+            report.message = OUR_FAULT
     finally:
         judging.cleanup()
     judging.mark("cleaned up")
@@ -167,6 +173,10 @@ class Judging(Conversation):
         if self.config.pool and self.held is None:
             self.held = self.config.pool
             self.held.hold()
+
+    def gpu_limit_bytes(self) -> int | None:
+        """The problem's GPU memory allowance, once the problem is known."""
+        return self.spec.limits.gpu_memory_mb << 20 if self.spec is not None else None
 
     def cleanup(self) -> None:
         if self.held is not None:
