@@ -30,7 +30,8 @@ _names = itertools.count(1)
 
 
 def problems() -> dict[str, Problem]:
-    """Sync problems/ into the test database once per test; slug -> Problem."""
+    """Sync problems/ into the test database unless it is there; slug -> Problem. (conftest.py syncs
+    the test database once: a test in a rolled-back transaction finds it there.)"""
     if not Problem.objects.exists():
         sync_problems()
     return {p.slug: p for p in Problem.objects.select_related("current_version")}

@@ -15,6 +15,7 @@ from judge import spec
 pytestmark = pytest.mark.django_db
 
 
+@pytest.mark.usefixtures("empty_catalog")
 def test_sync_creates_every_problem_then_reports_them_unchanged() -> None:
     first = sync_problems()
     specs, errors = spec.load_all()
@@ -26,6 +27,7 @@ def test_sync_creates_every_problem_then_reports_them_unchanged() -> None:
     assert ProblemVersion.objects.count() == len(specs)
 
 
+@pytest.mark.usefixtures("empty_catalog")
 def test_a_broken_problem_is_reported_with_file_and_line_and_the_others_still_load(tmp_path: Path) -> None:
     import shutil
 

@@ -20,7 +20,7 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def root(tmp_path: Path) -> Path:
+def root(tmp_path: Path, empty_catalog: None) -> Path:
     problems_root = write_ladder(tmp_path)
     sync_problems(problems_root, problems_root.parent)
     return problems_root
