@@ -8,7 +8,9 @@ from judge.harness.parent.config import JudgeConfig
 
 
 def test_a_cpu_host_measures_plausible_roofs_of_its_own() -> None:
-    found = ceilings.measure_cpu()
+    # measure_cpu()'s figures as the process keeps them (the first CPU judging of the suite has
+    # already measured them, in tens of seconds on the two-core machine: not measured twice).
+    found = ceilings.cpu_ceilings()
     # A CPU moves between 0.5 GB/s and a few hundred GB/s, and does between 1 GFLOP/s and 100 TFLOP/s.
     assert 0.5 < found["dram_gbps"] < 1000
     assert 1e-3 < found["fp32_tflops"] < 100 and 0 < found["bf16_tflops"] < 100
