@@ -225,3 +225,10 @@ def make_submission(
 
 def as_dict(obj: Any) -> dict[str, Any]:
     return asdict(obj)
+
+
+def log_in(client: Any, username: str) -> None:
+    """Sign `username` in on a test client. Not client.login(), which checks PASSWORD again (half a
+    second of hashing, as it should be): signing in itself is tested in test_accounts.py and
+    test_security.py, the other tests only need a signed-in page."""
+    client.force_login(get_user_model().objects.get(username=username))

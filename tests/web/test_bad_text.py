@@ -14,7 +14,7 @@ from gridstride.api.actions import issue_token
 from gridstride.submissions.actions import SubmissionRefused, create_submission, record_report
 from gridstride.submissions.models import Submission
 from gridstride.submissions.testing import report_for
-from site_fixtures import PASSWORD, make_user, problems
+from site_fixtures import log_in, make_user, problems
 
 from judge.protocol import CaseResult, source_text_fault, storable_text
 from tests.adversarial_sources import crafted, mixed
@@ -114,7 +114,7 @@ def test_the_submit_form_refuses_a_nul_in_the_source_with_its_message() -> None:
     problems()
     client = Client()
     make_user("ada")
-    assert client.login(username="ada", password=PASSWORD)
+    log_in(client, "ada")
     data = {"problem": "softmax", "language": "triton", "source": "x = 1\x00\n" + SOURCE, "mode": "run"}
     response = client.post("/submissions/new/", data, HTTP_ACCEPT="application/json")
     assert response.status_code == 400
@@ -130,7 +130,7 @@ def test_the_submit_form_answers_a_nul_in_another_field_without_a_500(field: str
     problems()
     client = Client()
     make_user("ada")
-    assert client.login(username="ada", password=PASSWORD)
+    log_in(client, "ada")
     data = {"problem": "softmax", "language": "triton", "source": SOURCE, "mode": "run", field: "run\x00"}
     response = client.post("/submissions/new/", data, HTTP_ACCEPT="application/json")
     assert response.status_code in (400, 404), response.content

@@ -27,7 +27,7 @@ from tests.web.contest_fixtures import (  # noqa: F401 (fixtures)
     shapes,
     vector_add_fixture,
 )
-from tests.web.site_fixtures import PASSWORD, make_user
+from tests.web.site_fixtures import log_in, make_user
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("gpus")]
 
@@ -42,7 +42,7 @@ def send(contest: Any, user: Any, problem: Problem, median_us: float) -> Any:
 def client_for(user: Any | None) -> Client:
     c = Client()
     if user is not None:
-        assert c.login(username=user.username, password=PASSWORD)
+        log_in(c, user.username)
     return c
 
 

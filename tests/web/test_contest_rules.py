@@ -24,7 +24,7 @@ from tests.web.contest_fixtures import (  # noqa: F401 (fixtures)
     make_contest,
     vector_add_fixture,
 )
-from tests.web.site_fixtures import make_user
+from tests.web.site_fixtures import log_in, make_user
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("gpus")]
 
@@ -180,8 +180,6 @@ def test_organizers_edit_a_running_contest_within_limits_and_others_cannot(
     from django.test import Client
     from django.urls import reverse
 
-    from tests.web.site_fixtures import PASSWORD
-
     creator, alice = make_user(), make_user()
     contest = make_contest(creator, [vector_add], freeze_minutes=30)
     actions.register(contest, alice)
@@ -200,9 +198,9 @@ def test_organizers_edit_a_running_contest_within_limits_and_others_cannot(
         actions.update_contest(contest, alice, title="Mine now")
     url = reverse("contests:edit", args=[contest.slug])
     c = Client()
-    c.login(username=alice.username, password=PASSWORD)
+    log_in(c, alice.username)
     assert c.get(url).status_code == 404
-    c.login(username=creator.username, password=PASSWORD)
+    log_in(c, creator.username)
     form = {
         "title": "Spring kernels (extended)",
         "rules": "Be fair.",

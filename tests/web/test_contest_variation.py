@@ -24,7 +24,7 @@ from tests.web.contest_fixtures import (  # noqa: F401 (fixtures)
     make_contest,
     vector_add_fixture,
 )
-from tests.web.site_fixtures import PASSWORD, make_user
+from tests.web.site_fixtures import log_in, make_user
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("gpus")]
 
@@ -117,7 +117,7 @@ def test_live_jobs_carry_each_participants_own_secret_seed_and_no_hidden_shapes(
     assert all(j.job["hidden_benchmarks"] == [] for j in fake_broker.sent)
     # The seed is the server's secret: the participant's pages never show it.
     page = Client()
-    page.login(username="alice", password=PASSWORD)
+    log_in(page, "alice")
     for url in (reverse("contests:detail", args=[contest.slug]), reverse("contests:mine", args=[contest.slug])):
         assert str(pa.participant_seed) not in page.get(url).content.decode()
 
@@ -175,7 +175,7 @@ def test_a_hidden_problem_is_open_to_participants_and_after_the_end_for_practice
     alice = make_user("alice")
     actions.register(contest, alice)
     page = Client()
-    page.login(username="alice", password=PASSWORD)
+    log_in(page, "alice")
     url = reverse("contests:problem", args=[contest.slug, "A"])
     assert page.get(url).status_code == 404  # before the start, even for participants
     clock.set(START)

@@ -53,7 +53,7 @@ def db_url() -> str:
 
 @pytest.fixture
 def user() -> Any:
-    return get_user_model().objects.create_user("deadletters", password="x")
+    return get_user_model().objects.create_user("deadletters")
 
 
 def submit(user: Any) -> Submission:

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from django.test import Client
 from gridstride.api.actions import issue_token
-from site_fixtures import PASSWORD, make_submission, make_user, problems
+from site_fixtures import log_in, make_submission, make_user, problems
 
 pytestmark = pytest.mark.django_db
 
@@ -26,7 +26,7 @@ def test_the_api_figures_are_the_strings_of_the_page(client: Client) -> None:
     # A slow CPU-like run: 80 s a shape moves MB/s, not GB/s.
     s = make_submission(user, p, gpu_model="cpu", score_scale=400_000.0)
     figures = client.get(f"/api/submissions/{s.public_id}", **bearer(token)).json()["figures"]
-    client.login(username="ada", password=PASSWORD)
+    log_in(client, "ada")
     page = client.get(f"/submissions/{s.public_id}/report/").content.decode()
     table = page[page.index('data-testid="timings"') : page.index("</table>", page.index('data-testid="timings"'))]
     for shape in figures["shapes"]:
@@ -41,7 +41,7 @@ def test_timing_headers_name_the_quantity_and_the_cells_carry_the_unit(client: C
     p = problems()["softmax"]
     user = make_user("ada")
     s = make_submission(user, p, gpu_model="cpu", score_scale=400_000.0)
-    client.login(username="ada", password=PASSWORD)
+    log_in(client, "ada")
     page = client.get(f"/submissions/{s.public_id}/report/").content.decode()
     start = page.index('data-testid="timings"')
     head = page[start : page.index("</thead>", start)]

@@ -8,7 +8,7 @@ import re
 import pytest
 from django.test import Client
 from gridstride.submissions.comparison import diff_lines
-from site_fixtures import PASSWORD, make_submission, make_user, problems
+from site_fixtures import log_in, make_submission, make_user, problems
 
 pytestmark = pytest.mark.django_db
 
@@ -38,7 +38,7 @@ def test_solved_and_unsolved_filters_follow_the_viewer(client: Client) -> None:
     ps = problems()
     me = make_user("me")
     make_submission(me, ps["softmax"])
-    client.login(username="me", password=PASSWORD)
+    log_in(client, "me")
     assert listed(client.get("/?status=solved").content.decode()) == ["softmax"]
     assert "softmax" not in listed(client.get("/?status=unsolved").content.decode())
 
@@ -49,7 +49,7 @@ def test_your_submissions_filter_by_problem_language_and_verdict(client: Client)
     a = make_submission(me, ps["softmax"], language="triton")
     b = make_submission(me, ps["softmax"], language="cuda", mode="run", verdict="wrong_answer")
     c = make_submission(me, ps["vector_add"], language="triton")
-    client.login(username="me", password=PASSWORD)
+    log_in(client, "me")
 
     def shown(query: str) -> set[str]:
         html = client.get(f"/submissions/{query}").content.decode()
@@ -66,12 +66,12 @@ def test_a_submission_opens_in_the_editor_for_its_owner_only(client: Client) -> 
     ps = problems()
     me = make_user("me")
     s = make_submission(me, ps["softmax"], language="cuda", source='extern "C" void solve() { /* mine */ }\n')
-    client.login(username="me", password=PASSWORD)
+    log_in(client, "me")
     html = client.get(f"/problems/softmax/?from={s.public_id}").content.decode()
     assert "/* mine */" in html and '"load": {"language": "cuda"' in html
     assert f"?from={s.public_id}" in client.get(f"/submissions/{s.public_id}/").content.decode()
     make_user("other")
-    client.login(username="other", password=PASSWORD)
+    log_in(client, "other")
     assert "/* mine */" not in client.get(f"/problems/softmax/?from={s.public_id}").content.decode()
 
 
@@ -80,7 +80,7 @@ def test_two_of_your_submissions_compare_code_and_per_shape_timings(client: Clie
     me = make_user("me")
     slow = make_submission(me, ps["softmax"], score_scale=1.0, source="x = 1\ny = 2\n")
     fast = make_submission(me, ps["softmax"], score_scale=0.5, source="x = 1\ny = 3\n")
-    client.login(username="me", password=PASSWORD)
+    log_in(client, "me")
     html = client.get(f"/submissions/compare/?a={slow.public_id}&b={fast.public_id}").content.decode()
     table = html[html.index('data-testid="compare-shapes"') :]
     assert "4096x16384" in table and "200.0 µs" in table and "100.0 µs" in table and "-50.0 %" in table

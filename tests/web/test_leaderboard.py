@@ -16,7 +16,7 @@ from gridstride.leaderboards.models import BestRun
 from gridstride.leaderboards.queries import Entry, assign_ranks, build_board, geomean, score_interval
 from gridstride.submissions import actions
 from gridstride.submissions.models import Submission
-from site_fixtures import PASSWORD, make_submission, make_user, problems, report
+from site_fixtures import log_in, make_submission, make_user, problems, report
 
 from judge.protocol import Report
 
@@ -118,7 +118,7 @@ def test_the_viewer_always_sees_their_own_row_even_far_down(client: Client) -> N
     assert len(board.entries) == 3 and board.total == 6
     assert board.viewer_entry is not None and board.viewer_entry.username == "me"
     assert board.viewer_entry.rank == 6 and board.viewer_rank == 6
-    client.login(username="me", password=PASSWORD)
+    log_in(client, "me")
     html = client.get("/leaderboards/softmax/?gpu=h200").content.decode()
     assert 'data-testid="my-row"' in html and "(you)" in html
     assert "You are ranked <strong>6</strong>" in html
@@ -149,7 +149,7 @@ def test_the_cpu_board_lists_unranked_practice_runs_under_a_clear_heading(client
     p = problems()["softmax"]
     me = make_user("me")
     make_submission(me, p, gpu_model="cpu", score_scale=500.0)
-    client.login(username="me", password=PASSWORD)
+    log_in(client, "me")
     html = client.get("/leaderboards/softmax/?gpu=cpu").content.decode()
     assert "Unranked practice runs" in html and "never ranked" in html
     assert 'data-testid="my-row"' in html

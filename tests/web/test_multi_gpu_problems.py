@@ -18,7 +18,7 @@ from gridstride.catalog.models import Problem
 from gridstride.submissions import pools
 from gridstride.submissions.actions import SubmissionRefused, create_submission
 from gridstride.submissions.testing import FakeBroker
-from site_fixtures import PASSWORD, make_user, problems
+from site_fixtures import log_in, make_user, problems
 
 pytestmark = pytest.mark.django_db
 
@@ -43,7 +43,7 @@ def two_gpu_problem() -> Problem:
 
 @pytest.fixture
 def alice() -> Any:
-    return get_user_model().objects.create_user("alice", password="x")
+    return get_user_model().objects.create_user("alice")
 
 
 @pytest.fixture
@@ -143,7 +143,7 @@ def test_the_page_of_a_problem_no_judge_here_can_hold_says_so_and_offers_no_run(
     client: Client, two_gpu_problem: Problem
 ) -> None:
     make_user("ada")
-    client.login(username="ada", password=PASSWORD)
+    log_in(client, "ada")
     html = client.get("/problems/vector_add/").content.decode()
     assert 'data-testid="unavailable-note"' in html and "needs 2 GPUs of one machine at once" in html
     assert 'id="run"' not in html and 'id="submit"' not in html
@@ -155,7 +155,7 @@ def test_the_page_of_a_two_gpu_problem_offers_only_the_models_with_two_gpu_judge
     client: Client, two_gpu_problem: Problem
 ) -> None:
     make_user("ada")
-    client.login(username="ada", password=PASSWORD)
+    log_in(client, "ada")
     html = client.get("/problems/vector_add/").content.decode()
     assert 'data-testid="unavailable-note"' not in html and 'id="submit"' in html
     assert '<option value="h100">' in html and '<option value="h200">' not in html

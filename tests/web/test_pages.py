@@ -8,7 +8,7 @@ import pytest
 from django.test import Client
 from gridstride.pages import roofline, units
 from gridstride.pages.logs import link_line_numbers
-from site_fixtures import PASSWORD, make_submission, make_user, problems
+from site_fixtures import log_in, make_submission, make_user, problems
 
 pytestmark = pytest.mark.django_db
 
@@ -24,7 +24,7 @@ def test_the_problem_list_marks_solved_and_attempted_problems_for_the_viewer(cli
     make_submission(ada, ps["softmax"])
     make_submission(ada, ps["vector_add"], verdict="wrong_answer", mode="run")
     make_submission(ada, ps["reduction"], mode="run")  # accepted, but only a correctness run
-    client.login(username="ada", password=PASSWORD)
+    log_in(client, "ada")
     html = client.get("/").content.decode()
     assert 'title="solved"' in row(html, "softmax")
     assert 'title="attempted"' in row(html, "vector_add")

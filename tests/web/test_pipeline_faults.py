@@ -85,7 +85,7 @@ def stack(tmp_path: Path, redis: RedisServer, client_app: Celery) -> Iterator[St
 
 @pytest.fixture
 def user() -> Any:
-    return get_user_model().objects.create_user("faulty", password="x")
+    return get_user_model().objects.create_user("faulty")
 
 
 def submit(user: Any, directive: str = "", mode: str = "run") -> Submission:

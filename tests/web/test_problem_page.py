@@ -7,7 +7,7 @@ import re
 
 import pytest
 from django.test import Client
-from site_fixtures import PASSWORD, make_submission, make_user, problems
+from site_fixtures import log_in, make_submission, make_user, problems
 
 pytestmark = pytest.mark.django_db
 
@@ -43,7 +43,7 @@ def test_the_workspace_data_carries_every_languages_starter(client: Client) -> N
 def test_the_language_switcher_gpu_selector_reset_and_shortcuts_are_there(client: Client) -> None:
     problems()
     make_user("ada")
-    client.login(username="ada", password=PASSWORD)
+    log_in(client, "ada")
     html = client.get("/problems/softmax/").content.decode()
     assert '<select name="language" id="language"' in html and '<option value="cuda">CUDA C++</option>' in html
     assert '<select name="gpu" id="gpu"' in html
@@ -77,7 +77,7 @@ def test_the_result_panel_lists_my_recent_runs_of_this_problem(client: Client) -
     mine = make_submission(ada, ps["softmax"], verdict="wrong_answer", mode="run")
     other_problem = make_submission(ada, ps["vector_add"])
     someone_else = make_submission(make_user(), ps["softmax"])
-    client.login(username="ada", password=PASSWORD)
+    log_in(client, "ada")
     html = client.get("/problems/softmax/").content.decode()
     assert f"/submissions/{mine.public_id}/" in html
     assert f"/submissions/{other_problem.public_id}/" not in html
@@ -88,7 +88,7 @@ def test_a_form_post_without_javascript_works(client: Client, monkeypatch: pytes
     monkeypatch.setattr("gridstride.submissions.broker.send_job", lambda job, **kw: None)
     problems()
     make_user("ada")
-    client.login(username="ada", password=PASSWORD)
+    log_in(client, "ada")
     html = client.get("/problems/softmax/").content.decode()
     assert '<form id="submit-form" method="post" action="/submissions/new/">' in html
     assert '<textarea class="source-fallback" name="source"' in html

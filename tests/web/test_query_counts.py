@@ -15,7 +15,7 @@ from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from gridstride.api.actions import issue_token
-from site_fixtures import PASSWORD, make_submission, make_user, problems
+from site_fixtures import log_in, make_submission, make_user, problems
 
 pytestmark = pytest.mark.django_db
 
@@ -42,7 +42,7 @@ def viewer(client: Client) -> Client:
     problems()
     me = make_user("viewer")
     make_submission(me, problems()["softmax"], score_scale=1.5)
-    client.login(username="viewer", password=PASSWORD)
+    log_in(client, "viewer")
     return client
 
 

@@ -7,7 +7,7 @@ import pytest
 from django.test import Client
 from gridstride.leaderboards.queries import build_board
 from gridstride.leaderboards.scoring import TIE_MIN_SAMPLES
-from site_fixtures import PASSWORD, make_submission, make_user, problems
+from site_fixtures import log_in, make_submission, make_user, problems
 
 pytestmark = pytest.mark.django_db
 
@@ -20,7 +20,7 @@ def test_overlapping_runs_timed_often_enough_tie_and_the_page_says_why(client: C
     html = client.get("/leaderboards/softmax/?gpu=h200").content.decode()
     note = html[html.index('data-testid="tie-rule"') :][:600]
     assert "share a rank" in note and f"at least {TIE_MIN_SAMPLES} times" in note
-    client.login(username="close", password=PASSWORD)
+    log_in(client, "close")
     report = client.get(f"/submissions/{close.public_id}/report/").content.decode()
     assert "rank 1 (tied)" in report and 'data-testid="tie-note"' in report
 
@@ -47,7 +47,7 @@ def test_an_unranked_cpu_board_has_no_rank_column_and_no_place_words(client: Cli
     me = make_user("me")
     make_submission(make_user("other"), p, gpu_model="cpu", score_scale=400.0)
     mine = make_submission(me, p, gpu_model="cpu", score_scale=500.0)
-    client.login(username="me", password=PASSWORD)
+    log_in(client, "me")
     html = client.get("/leaderboards/softmax/?gpu=cpu").content.decode()
     table = html[html.index('data-testid="leaderboard"') :]
     assert '<th class="num">rank</th>' not in table and "Your place" not in html
@@ -65,7 +65,7 @@ def test_only_a_triton_cpu_run_is_said_to_run_in_the_interpreter(client: Client,
     p = problems()["softmax"]
     user = make_user("u")
     s = make_submission(user, p, gpu_model="cpu", language=language)
-    client.login(username="u", password=PASSWORD)
+    log_in(client, "u")
     html = client.get(f"/submissions/{s.public_id}/report/").content.decode()
     assert badge in html
     if language != "triton":

@@ -8,7 +8,7 @@ import pytest
 from django.test import Client
 from gridstride.submissions.models import Submission
 from site_fixtures import (
-    PASSWORD,
+    log_in,
     make_submission,
     make_user,
     problems,
@@ -33,7 +33,7 @@ def sent_jobs(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
 
 def logged_in(client: Client, username: str = "ada") -> Any:
     user = make_user(username)
-    assert client.login(username=username, password=PASSWORD)
+    log_in(client, username)
     return user
 
 
@@ -237,7 +237,7 @@ def test_private_code_is_visible_only_to_its_owner(client: Client) -> None:
     logged_in(client, "stranger")
     assert client.get(f"/submissions/{s.public_id}/").status_code == 404
     client.logout()
-    client.login(username="owner", password=PASSWORD)
+    log_in(client, "owner")
     assert "SECRET_KERNEL" in client.get(f"/submissions/{s.public_id}/").content.decode()
 
 

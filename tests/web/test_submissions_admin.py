@@ -26,7 +26,7 @@ def staff_client(client: Client) -> Client:
 def judged(monkeypatch: pytest.MonkeyPatch) -> tuple[FakeBroker, Submission]:
     fake = FakeBroker.install(monkeypatch)
     sync_problems()
-    owner = get_user_model().objects.create_user("alice", password="x")
+    owner = get_user_model().objects.create_user("alice")
     s = actions.create_submission(owner=owner, problem="vector_add", language="triton", source="x = 1\n", mode="run")
     actions.record_report(report_for(s, "wrong_answer"))
     return fake, Submission.objects.get(pk=s.pk)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 from gridstride.pages.reports import positions_text
-from site_fixtures import PASSWORD, make_submission, make_user, problems, report
+from site_fixtures import log_in, make_submission, make_user, problems, report
 
 from judge.protocol import CaseResult, Mismatch
 
@@ -41,7 +41,7 @@ def test_every_failing_case_is_shown_the_most_telling_first(client: Client) -> N
     ]
     data = report("wrong_answer", problem="vector_add", mode="test", shapes=[], cases=cases)
     s = make_submission(user, p, mode="run", verdict="wrong_answer", report_data=data)
-    client.login(username="ada", password=PASSWORD)
+    log_in(client, "ada")
     html = client.get(f"/submissions/{s.public_id}/report/").content.decode()
     shown = html.count('data-testid="failure"')
     assert shown == 3
