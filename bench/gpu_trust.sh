@@ -12,8 +12,10 @@ for s in "${steps[@]}"; do
   t0=$SECONDS
   case $s in
     tests)
+      # -s: each test's own printout reaches the log as it happens, so a step cut by its limit
+      # still shows why a test failed (2026-12-03 lost the side-stream test's message that way).
       timeout -k 10 "${TESTS_LIMIT:-300}" python3 -m pytest -c pytest-judge.ini tests/gpu/test_gpu_trust_holes.py \
-        tests/gpu/test_gpu_paths.py -m gpu -q --timeout 120 --maxfail 4 -rA --durations 10 \
+        tests/gpu/test_gpu_paths.py -m gpu -q -s --timeout 120 --maxfail 4 -rA --durations 10 \
         -k "${TESTS_K:-trust or honest_triton or side_stream or cached_replay or keyed_by or profiler or cupy_path or cuda_path_compiles or illegal or same_submission}" \
         > "$OUT/tests.log" 2>&1
       echo "--- tests rc=$? in $((SECONDS - t0))s"; grep -E "passed|failed|PASSED|FAILED|XFAIL|XPASS|Error" "$OUT/tests.log" | tail -40 ;;

@@ -96,11 +96,16 @@ def solve(a, b, c, n):
 """
     )
     report = judge(source, "pytorch", config=parent_config())
+    print(f"side-stream forger: {report.verdict}: {report.message[:300]}", flush=True)
     if report.verdict == "rejected":
         assert "forged-timing" in report.message, report.message
         return
     honest = judge(PYTORCH_ADD, "pytorch", config=parent_config())
     assert report.verdict == honest.verdict == "accepted", (report.message, honest.message)
+    for cheat, fair in zip(report.benchmarks, honest.benchmarks, strict=True):
+        # Printed before the check: the figures are what a cut run most needs to show.
+        print(f"  {cheat.name}: forger {cheat.median_us:.1f} us, honest {fair.median_us:.1f} us, "
+              f"{cheat.median_us / fair.median_us:.2f}x (8 adds a call: about 8x when all are timed)", flush=True)  # fmt: skip
     for cheat, fair in zip(report.benchmarks, honest.benchmarks, strict=True):
         assert cheat.median_us >= 4 * fair.median_us, (cheat, fair)
 
