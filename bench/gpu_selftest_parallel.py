@@ -10,7 +10,8 @@ units run at once, largest first; every judging keeps the sandbox and every rule
 statistics are short (`--quick`). Units share the GPU, so their scores are not figures to
 report, and the time cap is looser than bench/gpu_suite.sh's (a judging waits for the others).
 Units also share the GPU's memory: ten at once ran the H200 out of it (2026-12-03; kv_cache_int8's
-parent alone held 85 GiB), so keep the problems with gpu_only cases of many GiB few per run.
+parent alone held 85 GiB before compare() worked in chunks), so a unit starts only while
+--min-free-gib of the GPU is free (NVML), and judge the heaviest problems in a run of their own.
 
 Entries whose verdict the parent reaches before any kernel runs (nvcc and Python compile errors,
 source-scan rejections) are judged by CI on every commit and left out unless --full.
@@ -112,11 +113,33 @@ def read_results(unit: Unit) -> None:
                 unit.results[label] = ("skipped", True, line.split("skipped (", 1)[1].rstrip(" |-)"))
 
 
-def run(units: list[Unit], jobs: int, limit: float, time_cap: float) -> None:
+def gpu_free_bytes() -> int | None:
+    from judge.harness.parent import nvml
+
+    return nvml.free_memory(0)
+
+
+def room_for_another(running: list[Unit], min_free: int, last_start: float) -> bool:
+    """A unit starts only while the GPU has min_free bytes free, judged a few seconds after the
+    last start (a unit takes its memory as it goes); with nothing running one always starts."""
+    if not running:
+        return True
+    if time.monotonic() - last_start < START_SPACING_SECONDS:
+        return False
+    free = gpu_free_bytes()
+    return free is None or free >= min_free
+
+
+START_SPACING_SECONDS = 5.0
+
+
+def run(units: list[Unit], jobs: int, limit: float, time_cap: float, min_free: int) -> None:
     deadline = time.monotonic() + limit
     waiting, running = list(units), []
+    last_start = 0.0
     while (waiting or running) and time.monotonic() < deadline:
-        while waiting and len(running) < jobs:
+        while waiting and len(running) < jobs and room_for_another(running, min_free, last_start):
+            last_start = time.monotonic()
             unit = waiting.pop(0)
             start(unit, time_cap)
             running.append(unit)
@@ -194,6 +217,9 @@ def main() -> int:
     parser.add_argument("--limit", type=float, default=540.0, help="seconds for the whole run")
     parser.add_argument("--time-cap", type=float, default=45.0, help="cap on every judging's time limits")
     parser.add_argument("--full", action="store_true", help="also the entries decided before a kernel runs")
+    parser.add_argument(
+        "--min-free-gib", type=float, default=40.0, help="start another unit only while this much GPU memory is free"
+    )
     parser.add_argument("--out", type=Path, default=ROOT / "artifacts" / "selftest_parallel")
     parser.add_argument("--dry-run", action="store_true", help="print the units and stop")
     args = parser.parse_args()
@@ -209,7 +235,7 @@ def main() -> int:
     # (2026-12-03: fp32 25 instead of about 50 TFLOP/s) and raise every floor; the units then
     # read them from the CLI's cache (judge/harness/parent/ceilings.py, measure_or_load).
     subprocess.run([sys.executable, "-m", "judge", "ceilings", "--fresh"], cwd=ROOT, check=False)
-    run(units, args.jobs, args.limit, args.time_cap)
+    run(units, args.jobs, args.limit, args.time_cap, int(args.min_free_gib * 2**30))
     return report(units, args.out, time.monotonic() - began)
 
 
