@@ -61,3 +61,17 @@ def test_judge_job_reports_the_parents_out_of_memory_by_whose_memory_it_was(
     assert report.verdict == verdict and not report.ranked
     assert ("out of GPU memory" in report.message) == blamed
     assert seen and seen[0][0] == "OutOfMemoryError"
+
+
+def test_the_parents_own_regions_are_not_counted_as_the_childs(monkeypatch: pytest.MonkeyPatch) -> None:
+    """On parent-owned memory the parent's cuMemAlloc regions sit outside torch's allocator: the
+    driver's used memory less both is what the rest holds."""
+    from judge.harness.common import device_memory
+
+    oom = torch.OutOfMemoryError("CUDA out of memory")
+    monkeypatch.setattr(torch.cuda, "mem_get_info", lambda *a: (GIB, H200))  # 139 GiB in use
+    monkeypatch.setattr(torch.cuda, "memory_reserved", lambda *a: 9 * GIB)
+    monkeypatch.setattr(device_memory, "owned_bytes", lambda: 0)
+    assert crowded.crowded_out(oom, "cuda", 16 << 30, 0.4) is not None  # 130 GiB others: blamed
+    monkeypatch.setattr(device_memory, "owned_bytes", lambda: 70 * GIB)
+    assert crowded.crowded_out(oom, "cuda", 16 << 30, 0.4) is None  # 60 GiB others: within honest

@@ -76,6 +76,15 @@ def device_view(pointer: int, slot: Slot) -> torch.Tensor:
     return raw.view(dtype).view(slot.shape)
 
 
+# Bytes this process holds in regions of its own (create), which torch's allocator does not count:
+# the parent's figure of its own GPU memory needs them (parent/crowded.py).
+_owned_bytes = 0
+
+
+def owned_bytes() -> int:
+    return _owned_bytes
+
+
 class DeviceRegion:
     """One region of device memory with tensor views of its slots: the parent's own allocation
     (create) or the child's mapping of it (attach)."""
@@ -100,10 +109,13 @@ class DeviceRegion:
             handle = _IpcHandle()
             _check(lib.cuIpcGetMemHandle(ctypes.byref(handle), pointer.value), "cuIpcGetMemHandle")
             raw = ctypes.string_at(ctypes.addressof(handle), HANDLE_BYTES)
-            return cls(pointer.value, size, slots, raw, owner=True)
+            region = cls(pointer.value, size, slots, raw, owner=True)
         except BaseException:
             lib.cuMemFree_v2(pointer.value)
             raise
+        global _owned_bytes
+        _owned_bytes += size
+        return region
 
     @classmethod
     def attach(cls, handle: bytes, size: int, slots: list[Slot]) -> DeviceRegion:
@@ -130,5 +142,7 @@ class DeviceRegion:
         lib = _driver()
         if self.owner:
             lib.cuMemFree_v2(self.pointer)
+            global _owned_bytes
+            _owned_bytes -= self.size
         else:
             lib.cuIpcCloseMemHandle(self.pointer)

@@ -52,9 +52,12 @@ def crowded_out(exc: BaseException, device: str, limit_bytes: int | None, pool_f
     try:
         import torch
 
-        # The parent's current device is its GPU (its CUDA_VISIBLE_DEVICES names that one first).
+        from judge.harness.common import device_memory
+
+        # The parent's current device is its GPU (its CUDA_VISIBLE_DEVICES names that one first);
+        # the parent holds its allocator's memory and its own regions (parent-owned memory).
         free, total = torch.cuda.mem_get_info()
-        others = held_by_others(total, free, torch.cuda.memory_reserved())
+        others = held_by_others(total, free, torch.cuda.memory_reserved() + device_memory.owned_bytes())
     except Exception:  # the device may be past reading: then it stays the judge's error
         log.exception("reading the GPU's memory after an out-of-memory error failed")
         return None
