@@ -9,6 +9,7 @@ spills and whether global loads were vectorised, per kernel specialisation.
 
     .venv/judge/bin/python bench/compile_triton_sm90.py               # experts + corpus
     .venv/judge/bin/python bench/compile_triton_sm90.py --experts     # experts only
+    .venv/judge/bin/python bench/compile_triton_sm90.py --all-shapes softmax   # every GPU shape
 
 Not a correctness check: nothing runs. Exit status 1 when a file that should compile does not.
 """
@@ -137,9 +138,13 @@ def describe(kernel: Any) -> str:
     v2 = sum(".v2" in q for q in loads)
     scalar = len(loads) - v4 - v2
     n_regs, n_spills = resource_usage(kernel.asm.get("cubin", b""))
+    # wgmma and fp32 adds: an fp8 tl.dot that promotes its accumulator (max_num_imprecise_acc)
+    # adds each MMA's result into fp32 registers; one that does not has no such adds.
+    wgmma = len(re.findall(r"\bwgmma\.mma_async", ptx))
+    fp32_adds = len(re.findall(r"\badd\.(?:rn\.)?f32\b", ptx))
     return (
         f"warps {meta.num_warps} stages {meta.num_stages} smem {meta.shared} B regs {n_regs} "
-        f"spills {n_spills} global loads v4/v2/scalar {v4}/{v2}/{scalar}"
+        f"spills {n_spills} global loads v4/v2/scalar {v4}/{v2}/{scalar} wgmma {wgmma} add.f32 {fp32_adds}"
     )
 
 
@@ -179,9 +184,26 @@ def check_file(problem: spec.ProblemSpec, path: Path, cases: list[dict[str, int]
     return ok
 
 
+def corpus_cases(
+    problem: spec.ProblemSpec, solution: spec.Solution, small: dict[str, int], all_shapes: bool
+) -> list[dict[str, int]]:
+    """The sizes a corpus file is compiled for: a rejected cheat only the small case; an accepted
+    file with all_shapes every gpu_only case and benchmark shape; else the first benchmark too."""
+    if solution.expect == "rejected":
+        return [small]
+    if all_shapes and solution.expect == "accepted":
+        return [small, *(c.sizes for c in problem.tests if c.gpu_only), *(b.sizes for b in problem.benchmarks)]
+    return [small, problem.benchmarks[0].sizes]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--experts", action="store_true", help="only reference_kernels/*/expert_triton.py")
+    parser.add_argument(
+        "--all-shapes",
+        action="store_true",
+        help="the accepted corpus files on every gpu_only case and benchmark shape too (compile times, spills)",
+    )
     parser.add_argument("problems", nargs="*")
     args = parser.parse_args(argv)
     install()
@@ -199,10 +221,7 @@ def main(argv: list[str] | None = None) -> int:
         jobs = [(problem.reference_dir / "expert_triton.py", [small] + [b.sizes for b in problem.benchmarks])]
         if not args.experts:
             jobs += [
-                (
-                    problem.directory / "solutions" / s.file,
-                    [small] if s.expect == "rejected" else [small, problem.benchmarks[0].sizes],
-                )
+                (problem.directory / "solutions" / s.file, corpus_cases(problem, s, small, args.all_shapes))
                 for s in problem.solutions
                 if s.language == "triton" and s.expect != "compile_error" and not scan_refuses(problem, s)
             ]
