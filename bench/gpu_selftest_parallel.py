@@ -9,9 +9,9 @@ timed side by side), or only its four `*_starter_completed` files (`--starters`)
 units run at once, largest first; every judging keeps the sandbox and every rule, only the timing
 statistics are short (`--quick`). Units share the GPU, so their scores are not figures to
 report, and the time cap is looser than bench/gpu_suite.sh's (a judging waits for the others).
-Units also share the GPU's memory: ten at once ran the H200 out of it (2026-12-03; kv_cache_int8's
-parent alone held 85 GiB before compare() worked in chunks), so a unit starts only while
---min-free-gib of the GPU is free (NVML), and judge the heaviest problems in a run of their own.
+Units also share the GPU's memory: ten at once can run the H200 out of it, so a unit starts
+only while --min-free-gib of the GPU is free (NVML); judge the heaviest problems (kv_cache_int8)
+in a run of their own.
 
 Entries whose verdict the parent reaches before any kernel runs (nvcc and Python compile errors,
 source-scan rejections) are judged by CI on every commit and left out unless --full.
@@ -232,8 +232,8 @@ def main() -> int:
         return 0
     began = time.monotonic()
     # The machine ceilings first, alone: measured beside the units' kernels they come out low
-    # (2026-12-03: fp32 25 instead of about 50 TFLOP/s) and raise every floor; the units then
-    # read them from the CLI's cache (judge/harness/parent/ceilings.py, measure_or_load).
+    # and raise every floor; the units then read them from the CLI's cache
+    # (judge/harness/parent/ceilings.py, measure_or_load).
     subprocess.run([sys.executable, "-m", "judge", "ceilings", "--fresh"], cwd=ROOT, check=False)
     run(units, args.jobs, args.limit, args.time_cap, int(args.min_free_gib * 2**30))
     return report(units, args.out, time.monotonic() - began)

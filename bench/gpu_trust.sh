@@ -13,7 +13,7 @@ for s in "${steps[@]}"; do
   case $s in
     tests)
       # -s: each test's own printout reaches the log as it happens, so a step cut by its limit
-      # still shows why a test failed (2026-12-03 lost the side-stream test's message that way).
+      # still shows why a test failed (pytest's summary comes only at the end).
       timeout -k 10 "${TESTS_LIMIT:-300}" python3 -m pytest -c pytest-judge.ini tests/gpu/test_gpu_trust_holes.py \
         tests/gpu/test_gpu_paths.py -m gpu -q -s --timeout 120 --maxfail 4 -rA --durations 10 \
         -k "${TESTS_K:-trust or honest_triton or side_stream or cached_replay or keyed_by or profiler or cupy_path or cuda_path_compiles or illegal or same_submission}" \

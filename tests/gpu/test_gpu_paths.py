@@ -351,8 +351,7 @@ def test_gpu_memory_beyond_the_problems_limit_is_a_memory_limit(language: str, a
 
 def test_gpu_memory_taken_past_the_allocator_is_the_submissions_memory_limit_not_the_judges() -> None:
     """cudaMalloc through ctypes escapes the child's own allocator counts; the parent, left no
-    memory for its reference, blames the submission from its own figures (parent/crowded.py).
-    Written 2026-12-03, not yet run on a GPU."""
+    memory for its reference, blames the submission from its own figures (parent/crowded.py)."""
     source = """
     import ctypes
 

@@ -508,9 +508,9 @@ def raw_kernels() -> Iterator[Any]:
 
 
 # CuPy compiles a RawKernel with NVRTC, which includes no host headers: the macros of math.h,
-# float.h and limits.h that nvcc's automatic includes provide are undefined there. The H200 run of
-# 2026-12-03 found a starter completion using INFINITY, which compiled under nvcc (the check
-# below) and failed under NVRTC; this machine has no NVRTC, so the names are checked instead.
+# float.h and limits.h that nvcc's automatic includes provide are undefined there: a kernel using
+# INFINITY compiles under nvcc (the check below) and fails under NVRTC on the GPU host. The
+# machines without a GPU have no NVRTC, so the names are checked instead.
 NVRTC_UNDEFINED = ("INFINITY", "NAN", "HUGE_VALF", "HUGE_VAL", "FLT_MAX", "FLT_MIN", "FLT_EPSILON", "DBL_MAX",
                    "M_PI", "M_E", "M_LN2", "M_SQRT2", "INT_MAX", "INT_MIN", "UINT_MAX")  # fmt: skip
 

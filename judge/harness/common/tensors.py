@@ -229,8 +229,8 @@ def compare(
     rms = _rms(whole)
     allowed_abs = atol + atol_rms * rms
     poison = None if is_float(dtype_name) else INT_POISON[dtype_name]
-    # A chunk at a time: float64 copies of a whole 2^31-element output and its temporaries took
-    # 85 GiB of the H200 in the parent (kv_cache_int8, 2026-12-03); a chunk's take a few GiB.
+    # A chunk at a time: float64 copies of a whole 2^31-element output and their temporaries
+    # come to about 85 GiB in the parent (kv_cache_int8's largest case); a chunk's to a few GiB.
     mismatch_count = unwritten = 0
     max_abs = max_rel = 0.0
     err_sq = ref_sq = 0.0

@@ -115,8 +115,8 @@ def _best_s(fn: Any, reps: int, warmup: int = 1) -> float:
 # than any cache, the matmuls long enough that call overhead is noise.
 CPU_COPY_BYTES = 128 << 20
 CPU_MATMUL_N = 768
-# The CPU build's e4m3 GEMM runs at about 0.1 GFLOP/s whatever the size: 8 s a call at 768, 0.12 s
-# at 192 (2-core machine), the same rate.
+# The CPU build's e4m3 GEMM is emulated at about the same slow rate at any size, so a small one
+# measures that rate in a fraction of the time the bf16 and fp32 size would take.
 CPU_FP8_N = 192
 _cpu_measured: dict[str, float] | None = None
 _cpu_lock = threading.Lock()
@@ -168,10 +168,9 @@ def measure_or_load(cache: Path | None) -> dict[str, float]:
     """Measure, or reuse `cache` when it is younger than an hour and from the same GPU.
 
     Processes sharing the cache measure one at a time (a lock file beside it): ceilings measured
-    while another process's matmuls share the GPU come out low, and a low ceiling raises every
-    floor built on it. Ten selftest processes started at once on the H200 (2026-12-03) measured
-    25 TFLOP/s of fp32 instead of about 50, wrote it to this cache, and an honest cuBLAS SGEMM
-    was then rejected as faster than the floor."""
+    while another process's matmuls share the GPU come out low (fp32 at half its rate on the
+    H200, docs/benchmarks.md), and a low ceiling raises every floor built on it until honest
+    kernels are rejected as faster than the hardware."""
     identity = gpu_identity()
     if cache is None:
         return _measure_logged()
