@@ -80,9 +80,10 @@ select_entries() {
     python3 - "$OUT/selftest_entries.json" "${FULL:-0}" "${PROBLEMS[@]}" <<'EOF'
 import json, sys
 
+sys.path.insert(0, "bench")
+from gpu_selftest_parallel import decided_before_a_kernel
 from judge import spec as specmod
-from judge.cli import corpus
-from judge.harness import source_checks
+from judge.selftest import corpus
 
 out, full, slugs = sys.argv[1], sys.argv[2] == "1", sys.argv[3:]
 entries = []
@@ -90,9 +91,7 @@ for problem in specmod.load_all()[0]:
     if problem.slug not in slugs:
         continue
     for label, path, sol in corpus(problem):
-        scanned = source_checks.find_forbidden(path.read_text(), sol.language, problem.forbidden[sol.language])
-        decided_before_a_kernel = sol.expect == "compile_error" or (sol.expect == "rejected" and scanned)
-        if full or not decided_before_a_kernel:
+        if full or not decided_before_a_kernel(path, sol, problem):
             entries.append({"slug": problem.slug, "label": label, "language": sol.language, "expect": sol.expect})
 json.dump(entries, open(out, "w"), indent=1)
 print(" ".join(f"--only {label}" for label in dict.fromkeys(e["label"] for e in entries)))
