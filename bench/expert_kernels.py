@@ -36,6 +36,7 @@ chunked_prefill_attention >= 75% of the library composition at each shape: per s
 prefix's pages gathered and joined to the chunk, then torch's scaled_dot_product_attention with
 the causal mask at the prefix's offset as a boolean mask and enable_gqa (the reference's baseline;
 a first figure).
+rope >= 70% of copy bandwidth on the largest shape (q and k read and written in place; a first figure).
 fp8_gemm_scaled >= 70% of the faster of torch._scaled_mm with row-wise scales (the baseline) and the
 same with fast accumulation, at each shape (a first figure).
 
@@ -95,10 +96,11 @@ TARGETS = {
     "chunked_prefill_attention": 0.75,
     "spec_decode_verify": 0.40,
     "fp8_gemm_scaled": 0.70,
+    "rope": 0.70,
 }
 MEMORY_BOUND = (
     *("vector_add", "reduction", "softmax", "paged_attention", "cross_entropy", "topk"),
-    *("decode_gemm", "moe_routing", "kv_cache_int8", "top_p_sampling", "spec_decode_verify"),
+    *("decode_gemm", "moe_routing", "kv_cache_int8", "top_p_sampling", "spec_decode_verify", "rope"),
 )
 GEMMS = ("matmul", "matmul_bias_gelu")  # compared with torch.matmul of the same a and b
 ATTENTION = ("flash_attention",)  # compared with torch's scaled_dot_product_attention on the same q, k, v

@@ -68,6 +68,12 @@ for s in "${steps[@]}"; do
     input_check_probe) step input_check_probe 120 python3 bench/input_check_probe.py --device cuda --mib 1024 ;;
     check_probe) step check_probe 120 python3 bench/check_probe.py --problem softmax --repeat 3 ;;
     method) step method "${METHOD_LIMIT:-300}" bash -c 'e=reference_kernels/vector_add/expert_triton.py; for arm in "GRIDSTRIDE_LAUNCH_COVER=sleep triton $e" "GRIDSTRIDE_LAUNCH_COVER=fill triton $e" "GRIDSTRIDE_LAUNCH_COVER=0 triton $e" "GRIDSTRIDE_LAUNCH_COVER=0 pytorch problems/vector_add/solutions/pytorch_ok.py"; do set -- $arm; echo "== $arm"; env "$1" python3 bench/repeat_probe.py vector_add "$2" "$3" "${METHOD_RUNS:-3}"; done' ;;
+    # Issue 19 on the H200, resumable across calls: each call judges the ladders' rungs no earlier
+    # call judged (var/ladder_runs, carried from here to a fresh machine) until LADDERS_LIMIT.
+    ladders) step ladders "${LADDERS_LIMIT:-530}" python3 bench/ladder.py --quick --resume var/ladder_runs ${LADDER_SLUGS:-} ; cp var/ladder_runs/*.json "$OUT"/ 2>/dev/null ;;
+    selftest_retry) step selftest_retry "${RETRY_LIMIT:-300}" python3 bench/gpu_selftest_parallel.py --jobs 4 --limit "$(( ${RETRY_LIMIT:-300} - 20 ))" --out "$OUT/retry" --corpus fp8_gemm_scaled flash_attention w4a16_gemm spec_decode_verify top_p_sampling rope --starters cross_entropy embedding_gather histogram sgemm softmax decode_gemm chunked_prefill_attention grouped_gemm ;;
+    selftest_kv) step selftest_kv "${KV_LIMIT:-200}" python3 bench/gpu_selftest_parallel.py --jobs 1 --limit "$(( ${KV_LIMIT:-200} - 15 ))" --out "$OUT/kv" --corpus kv_cache_int8 ;;
+    experts19) step experts19 "${EXPERTS_LIMIT:-300}" python3 bench/expert_kernels.py --out "$OUT/expert_kernels_19.md" flash_attention fp8_gemm_scaled decode_gemm grouped_gemm w4a16_gemm rope kv_cache_int8 moe_routing top_p_sampling spec_decode_verify chunked_prefill_attention ;;
     *) echo "unknown step $s" ;;
   esac
 done

@@ -11,7 +11,12 @@ docs/ladders.md (between its markers). Nothing here is typed in: the figures are
     python3 bench/ladder.py                       # every ladder, on the GPU host
     python3 bench/ladder.py transpose sgemm       # some problems
     python3 bench/ladder.py --quick --json $OUT/ladders.json   # shorter timing, a JSON copy
+    python3 bench/ladder.py --quick --resume var/ladder_runs slug ...  # a GPU session's calls:
+                                                  # each skips the rungs earlier calls judged
     python3 bench/ladder.py --from-json a.json b.json  # write GPU runs' figures here (no judging)
+
+--from-json writes every ladder whose rungs were all judged in the files given (by one call or
+several), and keeps every other ladder's figures.json as it is, so the table always covers them all.
 
 On a host without a GPU the rungs are judged in the CPU interpreter (Triton, PyTorch) and only
 printed: CPU figures are not written into the problem files.
@@ -24,6 +29,7 @@ import json
 import math
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -65,11 +71,26 @@ def rung_figures(report: Report) -> dict[str, Any]:
     }
 
 
-def judge_ladder(ladder: laddermod.Ladder, config: Any, mode: str) -> dict[str, Any]:
+def judge_ladder(
+    ladder: laddermod.Ladder,
+    config: Any,
+    mode: str,
+    done: dict[tuple[str, int, str], dict[str, Any]],
+    on_rung: Callable[[dict[str, Any]], None],
+) -> dict[str, Any]:
+    """Judge the ladder's rungs; a rung in `done` (an earlier call's figures for the same slug,
+    rung number and path) is taken from there, not judged again. `on_rung` sees the ladder so
+    far after every rung, so a run cut at its time limit keeps every rung it finished."""
     from judge.harness import judge_job
 
-    rungs = []
+    fig: dict[str, Any] = {"slug": ladder.slug, "mode": mode, "system": {}, "ceilings": {}, "rungs": []}
     for index, rung in enumerate(ladder.rungs, start=1):
+        earlier = done.get((ladder.slug, index, rung.path))
+        if earlier is not None:
+            fig["rungs"].append(earlier["rung"])
+            fig["system"], fig["ceilings"] = fig["system"] or earlier["system"], fig["ceilings"] or earlier["ceilings"]
+            print(f"{ladder.slug} rung {index} ({rung.title}): from an earlier run", flush=True)
+            continue
         job = JudgeJob(
             submission_id=f"ladder-{ladder.slug}-{index}",
             attempt=1,
@@ -83,17 +104,65 @@ def judge_ladder(ladder: laddermod.Ladder, config: Any, mode: str) -> dict[str, 
         report = judge_job(job, config=config)
         figures = {"rung": index, "title": rung.title, "path": rung.path, "language": rung.language}
         figures.update(rung_figures(report))
-        rungs.append(figures)
+        # Where the judging's time went (not shown on the site; for planning GPU calls).
+        figures["judged_s"] = round(time.monotonic() - began, 1)
+        figures["timeline_s"] = report.system.get("timeline_s", [])
+        fig["rungs"].append(figures)
+        fig["system"] = {
+            k: report.system.get(k) for k in ("gpu", "driver", "torch", "triton", "cupy") if k in report.system
+        }
+        fig["ceilings"] = report.ceilings
+        on_rung(fig | {"partial": index < len(ladder.rungs)})
         score = f"{report.score_us:.1f} us" if report.score_us else "-"
         sol = f"{report.sol_pct:.1f}% SOL" if report.sol_pct else ""
         print(
-            f"{ladder.slug} rung {index} ({rung.title}): {report.verdict} {score} {sol} ({time.monotonic() - began:.0f} s)",
+            f"{ladder.slug} rung {index} ({rung.title}): {report.verdict} {score} {sol} ({figures['judged_s']:.0f} s)",
             flush=True,
         )
-    system = {}
-    if rungs:
-        system = {k: report.system.get(k) for k in ("gpu", "driver", "torch", "triton", "cupy") if k in report.system}
-    return {"slug": ladder.slug, "mode": mode, "system": system, "ceilings": report.ceilings, "rungs": rungs}
+    return fig
+
+
+def figures_path(slug: str) -> Path:
+    return laddermod.ladder_dir(slug) / laddermod.FIGURES_FILE
+
+
+def earlier_rungs(paths: list[Path]) -> dict[tuple[str, int, str], dict[str, Any]]:
+    """Every rung of earlier runs' --json files by (slug, rung number, path), a later file's
+    rung replacing an earlier one's, with its ladder's system and ceilings."""
+    done: dict[tuple[str, int, str], dict[str, Any]] = {}
+    for path in paths:
+        for fig in json.loads(path.read_text(encoding="utf-8")):
+            for rung in fig["rungs"]:
+                done[(fig["slug"], rung["rung"], rung["path"])] = {
+                    "rung": rung, "system": fig.get("system", {}), "ceilings": fig.get("ceilings", {}),
+                    "date": fig.get("date", ""), "quick": fig.get("quick", False), "mode": fig.get("mode", ""),
+                }  # fmt: skip
+    return done
+
+
+def merged_figures(paths: list[Path]) -> tuple[list[dict[str, Any]], list[str]]:
+    """The ladders to write from earlier runs' --json files: each ladder whose every rung was
+    judged in one of them (rungs may come from different calls of one GPU session), plus the
+    figures.json of every other ladder in the repository as it stands. Returns the ladders and
+    the ones left out because some rung was never judged."""
+    done = earlier_rungs(paths)
+    ladders, _ = laddermod.load_all_ladders()
+    results, incomplete = [], []
+    for lad in ladders:
+        found = [done.get((lad.slug, i, r.path)) for i, r in enumerate(lad.rungs, start=1)]
+        if all(found):
+            last = found[-1]
+            results.append({
+                "slug": lad.slug, "mode": last["mode"], "system": last["system"], "ceilings": last["ceilings"],
+                "rungs": [f["rung"] for f in found], "quick": last["quick"], "date": last["date"],
+            })  # fmt: skip
+            continue
+        if any(found):
+            incomplete.append(lad.slug)
+        kept = figures_path(lad.slug)
+        if kept.is_file():
+            results.append(json.loads(kept.read_text(encoding="utf-8")))
+    return results, incomplete
 
 
 def _cell(value: float | None, unit: str, digits: int = 3) -> str:
@@ -130,10 +199,10 @@ def write_doc(table: str, header: str, path: Path = DOC) -> None:
 def write_figures(results: list[dict[str, Any]], quick: bool) -> None:
     """Each problem's figures.json and the table of docs/ladders.md, from one GPU run."""
     for fig in results:
-        path = laddermod.ladder_dir(fig["slug"]) / laddermod.FIGURES_FILE
+        path = figures_path(fig["slug"])
         path.write_text(json.dumps(fig, indent=1) + "\n", encoding="utf-8")
     gpu = (results[0]["system"].get("gpu") if results else None) or "a GPU"
-    date = results[0].get("date", "") if results else ""
+    date = ", ".join(sorted({fig.get("date", "") for fig in results} - {""}))
     timing = " --quick" if quick else ""
     header = f"Generated by `python3 bench/ladder.py{timing}` on {gpu} ({date}); do not edit by hand."
     write_doc(render_table(results), header, DOC)
@@ -148,12 +217,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--from-json", type=Path, nargs="+", help="write the figures of earlier GPU runs' --json files (merged)"
     )
+    parser.add_argument(
+        "--resume",
+        type=Path,
+        metavar="DIR",
+        help="rungs in DIR's *.json (earlier calls') are not judged again; this call's JSON goes there too",
+    )
     args = parser.parse_args(argv)
     if args.from_json:
-        # Several calls' files merge into one table, in the order the ladders were judged; a
-        # ladder judged again in a later file takes the earlier one's place.
-        merged = {fig["slug"]: fig for path in args.from_json for fig in json.loads(path.read_text(encoding="utf-8"))}
-        results = list(merged.values())
+        results, incomplete = merged_figures(args.from_json)
+        for slug in incomplete:
+            print(f"{slug}: some rungs were never judged; its figures stay as they were", file=sys.stderr)
         write_figures(results, quick=any(fig.get("quick") for fig in results))
         print(render_table(results))
         return 0
@@ -174,10 +248,21 @@ def main(argv: list[str] | None = None) -> int:
         config.pool_sets = 4
     on_gpu = config.device == "cuda"
     mode = ("profile" if args.profile else "benchmark") if on_gpu else "test"
-    results = []
+    done: dict[tuple[str, int, str], dict[str, Any]] = {}
+    if args.resume:
+        args.resume.mkdir(parents=True, exist_ok=True)
+        done = earlier_rungs(sorted(args.resume.glob("*.json")))
+        args.json = args.json or args.resume / f"ladders-{time.strftime('%Y%m%dT%H%M%S')}.json"
+    stamp = {"quick": args.quick, "date": time.strftime("%Y-%m-%d")}
+    results: list[dict[str, Any]] = []
+
+    def save(partial: dict[str, Any]) -> None:
+        if args.json:  # after every rung: a run stopped at its time limit keeps what it finished
+            args.json.write_text(json.dumps([*results, partial | stamp], indent=1), encoding="utf-8")
+
     for lad in chosen:
-        results.append(judge_ladder(lad, config, mode) | {"quick": args.quick, "date": time.strftime("%Y-%m-%d")})
-        if args.json:  # after every ladder: a run stopped at its time limit keeps the ladders it finished
+        results.append(judge_ladder(lad, config, mode, done, save) | stamp)
+        if args.json:
             args.json.write_text(json.dumps(results, indent=1), encoding="utf-8")
     print(render_table(results))
     if on_gpu:

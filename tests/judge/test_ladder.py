@@ -147,22 +147,80 @@ def test_the_doc_keeps_its_text_outside_the_generated_part(tmp_path: Path) -> No
     assert "old" not in text and "Header\n\n| t |\n" in text
 
 
-def test_a_gpu_runs_json_is_written_into_the_problem_and_the_doc(
+def gpu_rung(lad: laddermod.Ladder, index: int, score: float) -> dict[str, object]:
+    rung = lad.rungs[index - 1]
+    return {"rung": index, "title": rung.title, "path": rung.path, "language": rung.language,
+            "verdict": "accepted", "score_us": score, "sol_pct": 80.0, "speedup_vs_reference": 1.5,
+            "shapes": [], "kernels": []}  # fmt: skip
+
+
+def gpu_run(slug: str, rungs: list[dict[str, object]]) -> list[dict[str, object]]:
+    return [{"slug": slug, "mode": "benchmark", "system": {"gpu": "NVIDIA H200"}, "ceilings": {},
+             "date": "2026-12-03", "quick": True, "rungs": rungs}]  # fmt: skip
+
+
+def isolated_ladder_dirs(bench: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """figures.json files and the doc go under tmp_path, one folder per slug."""
+    monkeypatch.setattr(bench, "DOC", tmp_path / "ladders.md")
+
+    def figures_path(slug: str) -> Path:
+        (tmp_path / slug).mkdir(exist_ok=True)
+        return tmp_path / slug / "figures.json"
+
+    monkeypatch.setattr(bench, "figures_path", figures_path)
+
+
+def test_a_ladder_judged_over_two_calls_is_written_whole_and_the_others_keep_their_figures(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     bench = bench_module()
-    monkeypatch.setattr(bench, "DOC", tmp_path / "ladders.md")
-    monkeypatch.setattr(bench.laddermod, "ladder_dir", lambda slug: tmp_path)
-    rung = {"rung": 1, "title": "Naive", "path": "p", "language": "cuda", "verdict": "accepted", "score_us": 12.5,
-            "sol_pct": 80.0, "speedup_vs_reference": 1.5, "shapes": [], "kernels": []}  # fmt: skip
-    run = [
-        {"slug": "transpose", "system": {"gpu": "NVIDIA H200"}, "date": "2026-12-01", "quick": True, "rungs": [rung]}
-    ]
-    (tmp_path / "run.json").write_text(json.dumps(run))
-    assert bench.main(["--from-json", str(tmp_path / "run.json")]) == 0
-    assert json.loads((tmp_path / "figures.json").read_text())["rungs"][0]["score_us"] == 12.5
-    doc = (tmp_path / "ladders.md").read_text()
-    assert (
-        "on NVIDIA H200 (2026-12-01)" in doc
-        and "| transpose | 1. Naive | cuda | accepted | 12.5 us | 80% | 1.5x | `-` |" in doc
+    isolated_ladder_dirs(bench, tmp_path, monkeypatch)
+    reduction = next(lad for lad in LADDERS if lad.slug == "reduction")
+    assert len(reduction.rungs) == 3
+    (tmp_path / "a.json").write_text(
+        json.dumps(gpu_run("reduction", [gpu_rung(reduction, 1, 30.0), gpu_rung(reduction, 2, 20.0)]))
     )
+    (tmp_path / "b.json").write_text(json.dumps(gpu_run("reduction", [gpu_rung(reduction, 3, 12.5)])))
+    matmul = next(lad for lad in LADDERS if lad.slug == "matmul")
+    kept = gpu_run("matmul", [gpu_rung(matmul, i, 100.0 / i) for i in range(1, len(matmul.rungs) + 1)])[0]
+    (tmp_path / "matmul").mkdir()
+    (tmp_path / "matmul" / "figures.json").write_text(json.dumps(kept))
+    softmax = next(lad for lad in LADDERS if lad.slug == "softmax")  # one rung judged: left as it was
+    (tmp_path / "c.json").write_text(json.dumps(gpu_run("softmax", [gpu_rung(softmax, 1, 9.0)])))
+
+    assert bench.main(["--from-json", *(str(tmp_path / f) for f in ("a.json", "b.json", "c.json"))]) == 0
+    written = json.loads((tmp_path / "reduction" / "figures.json").read_text())
+    assert [r["score_us"] for r in written["rungs"]] == [30.0, 20.0, 12.5]
+    assert not (tmp_path / "softmax" / "figures.json").exists()
+    doc = (tmp_path / "ladders.md").read_text()
+    assert "on NVIDIA H200 (2026-12-03)" in doc
+    assert f"| reduction | 3. {reduction.rungs[2].title} | cuda | accepted | 12.5 us | 80% | 1.5x | `-` |" in doc
+    assert f"| matmul | 1. {matmul.rungs[0].title} |" in doc  # kept from its figures.json
+    assert "| softmax |" not in doc
+
+
+def test_a_resumed_run_judges_only_the_rungs_no_earlier_call_did(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    bench = bench_module()
+    reduction = next(lad for lad in LADDERS if lad.slug == "reduction")
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    (runs / "call1.json").write_text(
+        json.dumps(gpu_run("reduction", [gpu_rung(reduction, 1, 30.0), gpu_rung(reduction, 2, 20.0)]))
+    )
+    judged: list[str] = []
+
+    def judge_job(job: object, config: object) -> Report:
+        judged.append(job.submission_id)  # type: ignore[attr-defined]
+        return Report(submission_id="s", attempt=1, problem="reduction", language="cuda", mode="test",
+                      verdict="accepted", score_us=11.0)  # fmt: skip
+
+    import judge.harness
+
+    monkeypatch.setattr(judge.harness, "judge_job", judge_job)
+    bench.main(["--resume", str(runs), "reduction"])
+    assert judged == ["ladder-reduction-3"]
+    (this_call,) = [p for p in runs.glob("*.json") if p.name != "call1.json"]
+    fig = json.loads(this_call.read_text())[0]
+    assert [r["rung"] for r in fig["rungs"]] == [1, 2, 3] and fig["rungs"][2]["score_us"] == 11.0
