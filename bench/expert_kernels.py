@@ -525,6 +525,23 @@ def dry_run(slugs: list[str]) -> int:
     return 1 if failures else 0
 
 
+def write_table(rows: list[Row], ceilings: Any, timer: Timer, began: float, out: Path | None) -> str:
+    """The markdown table of the rows so far, written to `out` when given."""
+    import triton
+
+    header = [
+        "# Expert kernels on the GPU",
+        "",
+        f"Produced by `python3 bench/expert_kernels.py` on {ceilings.gpu} ({platform.node()}), "
+        f"torch {torch.__version__}, triton {triton.__version__}, {time.strftime('%Y-%m-%d %H:%M')}; "
+        f"median of up to {timer.reps} calls with an L2 flush before each; took {time.perf_counter() - began:.0f} s.",
+    ]
+    table = render(rows, ceilings, header)
+    if out:
+        out.write_text(table, encoding="utf-8")
+    return table
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("problems", nargs="*", help="slugs (default: all)")
@@ -562,19 +579,10 @@ def main(argv: list[str] | None = None) -> int:
                 log(traceback.format_exc())
                 rows.append(Row(problem.slug, "-", "-", "ERROR", notes=["see the log"]))
             torch.cuda.empty_cache()
-    import triton
-
-    header = [
-        "# Expert kernels on the GPU",
-        "",
-        f"Produced by `python3 bench/expert_kernels.py` on {ceilings.gpu} ({platform.node()}), "
-        f"torch {torch.__version__}, triton {triton.__version__}, {time.strftime('%Y-%m-%d %H:%M')}; "
-        f"median of up to {timer.reps} calls with an L2 flush before each; took {time.perf_counter() - began:.0f} s.",
-    ]
-    table = render(rows, ceilings, header)
+            write_table(rows, ceilings, timer, began, args.out)  # a run cut at its time limit keeps these
+    table = write_table(rows, ceilings, timer, began, args.out)
     print(table)
     if args.out:
-        args.out.write_text(table, encoding="utf-8")
         log(f"wrote {args.out}")
     bad = [r for r in rows if r.correct not in ("ok", "?") or r.met == "NO"]
     return 1 if bad else 0

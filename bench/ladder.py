@@ -52,6 +52,7 @@ def rung_figures(report: Report) -> dict[str, Any]:
         {
             "name": s.name,
             "median_us": s.median_us,
+            "floor_us": s.floor_us,
             "sol_pct": s.sol_pct,
             "gbps": s.gbps,
             "tflops": s.tflops,

@@ -15,7 +15,7 @@ from judge.harness.child.timing import TimingPolicy
 from judge.harness.common.frames import Checked
 from judge.harness.languages.cuda import CPU_MESSAGE as CPU_CUDA_MESSAGE
 from judge.harness.parent.config import JudgeConfig
-from judge.protocol import Progress, Report
+from judge.protocol import Progress, Report, ShapeTiming
 from tests.judge.judging_helpers import judge
 
 ADD = """
@@ -691,3 +691,24 @@ def test_the_child_is_told_the_problems_gpu_memory_limit() -> None:
     spec = load("paged_attention")
     plan = make_plan(spec, job, JudgeConfig(device="cpu"))
     assert plan.job.gpu_memory_bytes == spec.limits.gpu_memory_mb << 20 == 64 << 30
+
+
+def timed_shape(name: str, median_us: float, floor_us: float) -> ShapeTiming:
+    sol = round(floor_us / median_us * 100.0, 2) if floor_us > 0 else 0.0
+    return ShapeTiming(
+        name=name, sizes={"n": 1}, n=10, median_us=median_us, mean_us=median_us, p10_us=median_us,
+        p90_us=median_us, min_us=median_us, ci_low_us=median_us, ci_high_us=median_us, flops=0.0, bytes=1.0,
+        gbps=1.0, tflops=0.0, sol_pct=sol, floor_us=floor_us,
+    )  # fmt: skip
+
+
+def test_a_latency_bound_shape_below_the_rounding_keeps_the_overall_speed_of_light() -> None:
+    from judge.harness.parent.verdict import overall_sol_pct
+
+    # top_p_sampling's one-row shape on the H200: a 0.12 us floor against 2778.5 us, 0.0043%.
+    tiny, large = timed_shape("b1", 2778.5, 0.1213), timed_shape("b256", 4286.7, 30.86)
+    assert tiny.sol_pct == 0.0
+    expected = math.sqrt((0.1213 / 2778.5 * 100) * (30.86 / 4286.7 * 100))
+    assert overall_sol_pct([tiny, large]) == pytest.approx(expected, abs=0.006)
+    assert overall_sol_pct([tiny, timed_shape("cpu", 10.0, 0.0)]) is None  # a shape without a floor
+    assert overall_sol_pct([]) is None
