@@ -158,9 +158,10 @@ class WarmPool:
         """Start the next warm process now, in the background, if the pool is short of one and
         no other process of the pool is still starting (one start-up at a time).
 
-        The owner calls this when a concurrent start can no longer disturb the running job
-        (the judge: at once for a test run, after the timing for a benchmark), so that a job
-        arriving right behind finds a process ready instead of paying a cold start.
+        The owner calls this when a concurrent start cannot disturb what the running job times
+        (the judge: once its child is ready, beside the untimed tests, and it waits for the new
+        process to be warm before anything is timed), so that a job arriving right behind finds
+        a process ready instead of paying a cold start.
         """
         with self._lock:
             if self._closed or len(self._idle) + self._filling >= self.size:

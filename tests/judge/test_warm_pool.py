@@ -135,8 +135,11 @@ def test_a_pool_of_two_gives_the_job_right_behind_a_warm_child_and_starts_none_b
     # No start-up to wait for: the child reads its job at once (a start-up here takes over a second).
     start_up = second.system["child_warmed_up"]["start-up"]
     assert timeline["child ready"] - timeline["child started"] < min(1.0, start_up), (timeline, start_up)
-    # The first job's replacement started while it ran; the second job's after its last timing.
+    # Each job's replacement started while it ran, the second job's beside its tests, and no
+    # start-up overlaps a timed phase: the timing waited until the replacement was warm.
     assert len(starts.seen) == 2, starts.seen
+    first_shape_timed = timed_windows(second, called)[1][0]
+    assert starts.seen[1][0] < first_shape_timed, (starts.seen, second.system["timeline_s"])  # beside the tests
     for spawned, warm in starts.seen:
         for start, end in timed_windows(second, called):
             # (The timeline rounds to the millisecond and starts a moment after `called`.)
