@@ -7,21 +7,21 @@
 # to back, so budget ~10-20 s per judging: paths ~400 s, corpus_a (29 entries) ~380 s,
 # corpus_b (28) ~350 s, corpus_c (13) ~180 s (2026-11-30: 8-31 s per entry),
 # experts ~180 s, pipeline (PIPELINE_RUNS=3) ~150 s, precision ~200 s per problem.
-# What is still owed on the H200 (after the run of 2026-12-03, docs/benchmarks.md), about three
-# calls of under 10 minutes; run them back to back (the machine goes back 30 s after a call):
-#   1. the entries the parallel selftest could not judge (out of memory beside nine others, or cut
-#      at its 45 s cap) and the fp8 and CuPy fixes, fewer at a time and kv_cache_int8 alone:
-#        python3 bench/gpu_selftest_parallel.py --jobs 4 --limit 520 --out $OUT --corpus \
-#          fp8_gemm_scaled flash_attention w4a16_gemm spec_decode_verify top_p_sampling rope \
-#          --starters cross_entropy embedding_gather histogram sgemm softmax decode_gemm \
-#          chunked_prefill_attention grouped_gemm
-#        python3 bench/gpu_selftest_parallel.py --jobs 1 --limit 300 --out $OUT --corpus kv_cache_int8
-#   2. the ladders, 4-6 problems a call (about 12-28 s a rung), paged_attention again first:
-#        python3 bench/ladder.py --quick --json $OUT/ladders_b.json paged_attention vector_add ...
-#      then here: python3 bench/ladder.py --from-json <every call's json>  (issues 18 and 19)
-#   3. GRIDSTRIDE_PARENT_MEMORY=1 bench/gpu_trust.sh tests (TESTS_LIMIT=300: the side-stream test
-#      failed on the per-call version and its message was cut), bench/expert_kernels.py for the
-#      inference problems (bench/gpu_catalog_new.sh experts).
+# What is still owed on the H200 (after the runs of 2026-12-03, docs/benchmarks.md); run the calls
+# back to back (the machine goes back 30 s after a call), carrying var/ladder_runs between them:
+#   1. the ladders not yet judged (about 50 rungs, two calls; each call resumes where the last
+#      stopped), then here: python3 bench/ladder.py --from-json var/ladder_runs/*.json
+#        LADDER_SLUGS="vector_add reduction softmax sgemm transpose prefix_sum matvec layernorm \
+#          rmsnorm_residual topk matmul_bias_gelu cross_entropy swiglu" bench/gpu_suite.sh ladders
+#      and top_p_sampling again: its rungs 2-3 lack an overall % of speed of light (fixed since).
+#   2. the corpus entries never judged on a GPU: bench/gpu_suite.sh selftest_retry selftest_kv
+#      (RETRY_LIMIT=540 for the whole list, four processes at once).
+#   3. bench/gpu_suite.sh experts19 after faster experts for fp8_gemm_scaled, kv_cache_int8,
+#      spec_decode_verify, top_p_sampling, moe_routing and w4a16_gemm (below their targets).
+#   4. the refill beside the tests (docs/pipeline.md): a ladder's timelines, "child started" to
+#      "child ready", against the median 8.45 s of 2026-12-03.
+#   5. GRIDSTRIDE_PARENT_MEMORY=1 bench/gpu_trust.sh tests (TESTS_LIMIT=300) and the crowded-out
+#      GPU test in tests/gpu/test_gpu_paths.py.
 set -uo pipefail
 export PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1
 OUT=${OUT:-artifacts/gpu}; mkdir -p "$OUT"
