@@ -54,7 +54,6 @@ import importlib.util
 import math
 import platform
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -72,6 +71,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from bench.expert_timing import Ceilings, Timer, measure_ceilings  # noqa: E402
 from judge import spec  # noqa: E402
 from judge.harness.common.tensors import poison_value, tolerance_ratio  # noqa: E402
 from judge.harness.parent.compile import FLAGS, arch_flags  # noqa: E402
@@ -110,43 +110,6 @@ COMPOSED = ("grouped_gemm", "chunked_prefill_attention", "fp8_gemm_scaled")
 # where its bytes take longer than its FLOPs at the bf16 matmul rate (decode), else the library
 # GEMM on the same operands (prefill): torch.matmul on the weight dequantized to bf16 beforehand.
 QUANT_GEMMS = ("w4a16_gemm",)
-
-
-# ---------------------------------------------------------------------------------------------
-# Timing.
-
-
-class Timer:
-    def __init__(self, reps: int, max_seconds: float) -> None:
-        self.reps = reps
-        self.max_seconds = max_seconds
-        l2 = getattr(torch.cuda.get_device_properties(0), "L2_cache_size", 64 << 20) or (64 << 20)
-        # Read, not written, as the judge does: a written flush leaves dirty lines whose
-        # write-back lands in the next timed call (about 5 us per call on the H200).
-        self.flush_buffer = torch.ones(2 * l2 // 8 + 1024, dtype=torch.int64, device="cuda")
-        self.flush_sum = torch.empty((), dtype=torch.int64, device="cuda")
-
-    def median_us(self, fn: Callable[[], Any]) -> tuple[float, int]:
-        """Median over reps of fn() alone, with an L2 flush queued before each call."""
-        fn()
-        torch.cuda.synchronize()
-        started = time.perf_counter()
-        fn()
-        torch.cuda.synchronize()
-        one = time.perf_counter() - started
-        reps = max(20, min(self.reps, int(self.max_seconds / max(one, 1e-6))))
-        for _ in range(2):
-            fn()
-        pairs = []
-        for _ in range(reps):
-            torch.sum(self.flush_buffer, dim=0, out=self.flush_sum)
-            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            start.record()
-            fn()
-            end.record()
-            pairs.append((start, end))
-        torch.cuda.synchronize()
-        return statistics.median(s.elapsed_time(e) * 1000.0 for s, e in pairs), reps
 
 
 # ---------------------------------------------------------------------------------------------
@@ -236,40 +199,6 @@ def check(kernel: Kernel, problem: spec.ProblemSpec, ref: ModuleType, sizes: dic
 
 
 # ---------------------------------------------------------------------------------------------
-# Ceilings.
-
-
-@dataclass
-class Ceilings:
-    copy_gbps: float
-    matmul_tflops_8192: float
-    gpu: str
-
-
-def _copy_gbps(timer: Timer) -> float:
-    n = 1 << 29  # 2 GiB of fp32 each way
-    src = torch.empty(n, dtype=torch.float32, device="cuda").uniform_()
-    dst = torch.empty_like(src)
-    us, _ = timer.median_us(lambda: dst.copy_(src))
-    return 2 * n * 4 / (us * 1e-6) / 1e9
-
-
-def _matmul_tflops(timer: Timer, size: int = 8192) -> float:
-    a = torch.randn(size, size, device="cuda").to(torch.bfloat16)
-    b = torch.randn(size, size, device="cuda").to(torch.bfloat16)
-    us, _ = timer.median_us(lambda: torch.matmul(a, b))
-    return 2 * size**3 / (us * 1e-6) / 1e12
-
-
-def measure_ceilings(timer: Timer) -> Ceilings:
-    copy_gbps = _copy_gbps(timer)
-    torch.cuda.empty_cache()
-    tflops = _matmul_tflops(timer)
-    torch.cuda.empty_cache()
-    return Ceilings(copy_gbps, tflops, torch.cuda.get_device_name(0))
-
-
-# ---------------------------------------------------------------------------------------------
 # Library compositions: what a framework runs for the problem without a kernel of its own.
 
 
@@ -325,7 +254,9 @@ def best_composition_us(
 # Per problem.
 
 
-def kernels_for(problem: spec.ProblemSpec, ref: ModuleType, build_dir: Path) -> list[Kernel]:
+def kernels_for(
+    problem: spec.ProblemSpec, ref: ModuleType, build_dir: Path, candidates: Path | None = None
+) -> list[Kernel]:
     kernels: list[Kernel] = []
     triton_path = problem.reference_dir / "expert_triton.py"
     if triton_path.is_file():
@@ -347,8 +278,31 @@ def kernels_for(problem: spec.ProblemSpec, ref: ModuleType, build_dir: Path) -> 
             kernels.append(Kernel("expert_cuda", error=f"nvcc failed: {log}"))
         else:
             kernels.append(Kernel("expert_cuda", solve=cuda_solve(library, problem)))
+    if candidates is not None and (candidates / problem.slug).is_dir():
+        kernels += candidate_kernels(problem, candidates / problem.slug, build_dir)
     if hasattr(ref, "baseline"):
         kernels.append(Kernel("torch baseline", baseline=ref.baseline))
+    return kernels
+
+
+def candidate_kernels(problem: spec.ProblemSpec, folder: Path, build_dir: Path) -> list[Kernel]:
+    """Kernels that may replace an expert (bench/expert_candidates/README.md): each file is
+    checked and timed beside the experts in the same run, so the two compare as ratios."""
+    kernels: list[Kernel] = []
+    for path in sorted(folder.glob("*.py")):
+        name = f"candidate {path.stem}"
+        try:
+            kernels.append(Kernel(name, solve=load_module(path, f"candidate_{problem.slug}_{path.stem}").solve))
+        except Exception as exc:
+            kernels.append(Kernel(name, error=f"import failed: {exc}"))
+    for path in sorted(folder.glob("*.cu")):
+        name = f"candidate {path.stem}"
+        library, log = compile_cuda(path, build_dir)
+        kernels.append(
+            Kernel(name, error=f"nvcc failed: {log}")
+            if library is None
+            else Kernel(name, solve=cuda_solve(library, problem))
+        )
     return kernels
 
 
@@ -367,10 +321,15 @@ def actual_bytes(problem: spec.ProblemSpec, inputs: dict[str, torch.Tensor], siz
 
 
 def bench_problem(
-    problem: spec.ProblemSpec, timer: Timer, ceilings: Ceilings, build_dir: Path, log: Callable[[str], None]
+    problem: spec.ProblemSpec,
+    timer: Timer,
+    ceilings: Ceilings,
+    build_dir: Path,
+    log: Callable[[str], None],
+    candidates: Path | None = None,
 ) -> list[Row]:
     ref = load_module(problem.reference_dir / "reference.py", f"reference_{problem.slug}")
-    kernels = kernels_for(problem, ref, build_dir)
+    kernels = kernels_for(problem, ref, build_dir, candidates)
     rows: list[Row] = []
     small = [c for c in problem.tests if not c.gpu_only]
     cases = [small[0], max(small, key=lambda c: sum(c.sizes.values())), small[len(small) // 2]]
@@ -506,7 +465,7 @@ def render(rows: list[Row], ceilings: Ceilings, header: list[str]) -> str:
     return "\n".join(out) + "\n"
 
 
-def dry_run(slugs: list[str]) -> int:
+def dry_run(slugs: list[str], candidates: Path | None = None) -> int:
     """Everything that needs no GPU: import the experts, compile and load the CUDA ones."""
     specs, errors = spec.load_all()
     failures = len(errors)
@@ -515,7 +474,7 @@ def dry_run(slugs: list[str]) -> int:
             if slugs and problem.slug not in slugs:
                 continue
             ref = load_module(problem.reference_dir / "reference.py", f"reference_{problem.slug}")
-            kernels = kernels_for(problem, ref, Path(build))
+            kernels = kernels_for(problem, ref, Path(build), candidates)
             for k in kernels:
                 state = f"ERROR {k.error[:300]}" if k.error else "ready"
                 failures += bool(k.error)
@@ -549,9 +508,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--reps", type=int, default=30, help="timed calls per kernel and shape (median; >= 20)")
     parser.add_argument("--max-seconds", type=float, default=1.5, help="cap on timed seconds per kernel and shape")
     parser.add_argument("--dry-run", action="store_true", help="no GPU: load, compile and list what would run")
+    parser.add_argument(
+        "--no-cover", action="store_true", help="no launch cover: time host-bound calls at the host's pace"
+    )
+    parser.add_argument(
+        "--candidates",
+        type=Path,
+        default=ROOT / "bench" / "expert_candidates",
+        help="also judge DIR/<slug>/*.py (Triton) and *.cu (CUDA): kernels that may replace an expert",
+    )
     args = parser.parse_args(argv)
     if args.dry_run:
-        return dry_run(args.problems)
+        return dry_run(args.problems, args.candidates)
     if not torch.cuda.is_available():
         print("needs a CUDA GPU", file=sys.stderr)
         return 2
@@ -566,7 +534,7 @@ def main(argv: list[str] | None = None) -> int:
     def log(message: str) -> None:
         print(f"[{time.perf_counter() - began:6.1f} s] {message}", flush=True)
 
-    timer = Timer(max(args.reps, 20), args.max_seconds)
+    timer = Timer(max(args.reps, 20), args.max_seconds, cover=not args.no_cover)
     ceilings = measure_ceilings(timer)
     log(f"ceilings: copy {ceilings.copy_gbps:,.0f} GB/s, bf16 matmul 8192^3 {ceilings.matmul_tflops_8192:,.0f} TFLOP/s")
     specs, errors = spec.load_all()
@@ -579,7 +547,7 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             log(f"{problem.slug}:")
             try:
-                rows += bench_problem(problem, timer, ceilings, Path(build), log)
+                rows += bench_problem(problem, timer, ceilings, Path(build), log, args.candidates)
             except Exception:
                 log(traceback.format_exc())
                 rows.append(Row(problem.slug, "-", "-", "ERROR", notes=["see the log"]))
