@@ -10,6 +10,7 @@ spills and whether global loads were vectorised, per kernel specialisation.
     .venv/judge/bin/python bench/compile_triton_sm90.py               # experts + corpus
     .venv/judge/bin/python bench/compile_triton_sm90.py --experts     # experts only
     .venv/judge/bin/python bench/compile_triton_sm90.py --all-shapes softmax   # every GPU shape
+    .venv/judge/bin/python bench/compile_triton_sm90.py --experts --candidates fp8_gemm_scaled
 
 Not a correctness check: nothing runs. Exit status 1 when a file that should compile does not.
 """
@@ -39,6 +40,7 @@ from triton.backends.compiler import GPUTarget
 from triton.runtime import autotuner, driver, jit
 
 ROOT = Path(__file__).resolve().parent.parent
+CANDIDATES = ROOT / "bench" / "expert_candidates"  # bench/expert_candidates/README.md
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
@@ -204,6 +206,11 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="the accepted corpus files on every gpu_only case and benchmark shape too (compile times, spills)",
     )
+    parser.add_argument(
+        "--candidates",
+        action="store_true",
+        help="also bench/expert_candidates/<slug>/*.py at every benchmark shape, as the experts",
+    )
     parser.add_argument("problems", nargs="*")
     args = parser.parse_args(argv)
     install()
@@ -218,7 +225,10 @@ def main(argv: list[str] | None = None) -> int:
         # (the "rejected" cheats), which would compute a benchmark-sized result on the CPU, and
         # those the judge's source scan refuses: no kernel of theirs is ever compiled (and torch
         # may refuse the uninitialised inputs, e.g. targets out of range).
-        jobs = [(problem.reference_dir / "expert_triton.py", [small] + [b.sizes for b in problem.benchmarks])]
+        expert_cases = [small] + [b.sizes for b in problem.benchmarks]
+        jobs = [(problem.reference_dir / "expert_triton.py", expert_cases)]
+        if args.candidates:
+            jobs += [(path, expert_cases) for path in sorted((CANDIDATES / problem.slug).glob("*.py"))]
         if not args.experts:
             jobs += [
                 (problem.directory / "solutions" / s.file, corpus_cases(problem, s, small, args.all_shapes))
