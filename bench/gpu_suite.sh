@@ -16,8 +16,10 @@
 #      and top_p_sampling again: its rungs 2-3 lack an overall % of speed of light (fixed since).
 #   2. the corpus entries never judged on a GPU: bench/gpu_suite.sh selftest_retry selftest_kv
 #      (RETRY_LIMIT=540 for the whole list, four processes at once).
-#   3. bench/gpu_suite.sh experts19 after faster experts for fp8_gemm_scaled, kv_cache_int8,
-#      spec_decode_verify, top_p_sampling, moe_routing and w4a16_gemm (below their targets).
+#   3. bench/gpu_suite.sh experts19: the experts with the launch cover, and beside them the
+#      candidates of bench/expert_candidates/ (fp8_gemm_scaled, w4a16_gemm, top_p_sampling,
+#      moe_routing, kv_cache_int8, chunked_prefill_attention), written to beat experts below
+#      their targets; a winner replaces its expert and its ladder is judged again (README there).
 #   4. the refill beside the tests (docs/pipeline.md): a ladder's timelines, "child started" to
 #      "child ready", against the median 8.45 s of 2026-12-03.
 #   5. GRIDSTRIDE_PARENT_MEMORY=1 bench/gpu_trust.sh tests (TESTS_LIMIT=300) and the crowded-out
