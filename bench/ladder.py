@@ -167,7 +167,10 @@ def merged_figures(paths: list[Path]) -> tuple[list[dict[str, Any]], list[str]]:
 
 
 def _cell(value: float | None, unit: str, digits: int = 3) -> str:
-    return "-" if value is None else f"{value:.{digits}g}{unit}"
+    """`digits` significant digits, whole numbers from 1000 up (49107 us, not 4.91e+04 us)."""
+    if value is None:
+        return "-"
+    return f"{value:.0f}{unit}" if abs(value) >= 10**digits else f"{value:.{digits}g}{unit}"
 
 
 def render_table(all_figures: list[dict[str, Any]]) -> str:

@@ -224,3 +224,9 @@ def test_a_resumed_run_judges_only_the_rungs_no_earlier_call_did(
     (this_call,) = [p for p in runs.glob("*.json") if p.name != "call1.json"]
     fig = json.loads(this_call.read_text())[0]
     assert [r["rung"] for r in fig["rungs"]] == [1, 2, 3] and fig["rungs"][2]["score_us"] == 11.0
+
+
+def test_table_cells_keep_three_significant_digits_and_whole_numbers_past_a_thousand() -> None:
+    cell = bench_module()._cell
+    assert [cell(12.34, " us"), cell(2120.5, " us"), cell(49106.7, " us")] == ["12.3 us", "2120 us", "49107 us"]
+    assert cell(0.2512, "%") == "0.251%" and cell(None, "x") == "-"
