@@ -20,8 +20,9 @@
 #      candidates of bench/expert_candidates/ (fp8_gemm_scaled, w4a16_gemm, top_p_sampling,
 #      moe_routing, kv_cache_int8, chunked_prefill_attention), written to beat experts below
 #      their targets; a winner replaces its expert and its ladder is judged again (README there).
-#   4. the refill beside the tests (docs/pipeline.md): a ladder's timelines, "child started" to
-#      "child ready", against the median 8.45 s of 2026-12-03.
+#   4. the refill beside the tests (docs/pipeline.md): PATHS_K=back_to_back bench/gpu_suite.sh paths
+#      (the second of two judgings finds its child warm), and a ladder's timelines, "child
+#      started" to "child ready", against the median 8.45 s of 2026-12-03.
 #   5. GRIDSTRIDE_PARENT_MEMORY=1 bench/gpu_trust.sh tests (TESTS_LIMIT=300) and the crowded-out
 #      GPU test in tests/gpu/test_gpu_paths.py.
 set -uo pipefail

@@ -3,6 +3,7 @@ kernel list, CuPy views, CUDA C++ through nvcc + ctypes, ncu, and repeatability.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import pytest
@@ -383,6 +384,32 @@ def test_a_kernel_that_never_ends_hits_the_time_limit_and_the_gpu_recovers() -> 
     assert report.verdict == "time_limit", report.message
     after = judge(TRITON_ADD, "triton", mode="test")
     assert after.verdict == "accepted", after.message
+
+
+def test_back_to_back_the_next_child_warms_up_beside_the_tests_of_the_one_before() -> None:
+    """A pool of one, two benchmark judgings back to back: the second job's child started when the
+    first job's child was ready, and the first job's timing waited until it was warm, so the
+    second finds it warm (docs/pipeline.md). Before, it started only after the first job's last
+    timed shape and the second waited for most of a start-up (median 8.45 s on the H200)."""
+    config = dataclasses.replace(quick_config(), warm_pool_max=1)
+    config.pool = None  # a pool of its own, not the session's
+    try:
+        first = judge(TRITON_ADD, "triton", config=config)
+        second = judge(TRITON_ADD, "triton", config=config)
+    finally:
+        config.close_pool()
+    assert first.verdict == second.verdict == "accepted", (first.message, second.message)
+    t1, t2 = dict(first.system["timeline_s"]), dict(second.system["timeline_s"])
+    cold = t1["child ready"] - t1["child started"]
+    warm = t2["child ready"] - t2["child started"]
+    tests = next(t for event, t in first.system["timeline_s"] if event.endswith("input pool made")) - t1["child ready"]
+    settled = [event for event in t1 if event.startswith("waited for a warm child's start-up before timing")]
+    print(
+        f"refill: first child {cold:.2f} s to ready, its tests {tests:.2f} s, settle waits {settled}; "
+        f"second child {warm:.2f} s to ready ({second.system['warm_pool']})"
+    )
+    assert second.system["warm_pool"]["child"] == "warm", second.system
+    assert warm < 1.0, (warm, t2)
 
 
 def test_profile_mode_adds_an_ncu_digest_or_says_why_not() -> None:
