@@ -113,7 +113,13 @@ def test_the_ladder_beside_a_solved_problem(stack: Stack, browser: Any, shots: P
     editor = second.locator(".ladder-code .cm-content")
     editor.wait_for()
     assert editor.get_attribute("contenteditable") == "false"
-    assert second.locator(".ladder-code .cm-line span[class]").count() > 5  # highlighted tokens
+    # Highlighted tokens: CodeMirror's parser colours the code after the editor appears (a moment
+    # later on a loaded host), so the count is awaited, not read once.
+    page.wait_for_function(
+        "el => el.querySelectorAll('.cm-line span[class]').length > 5",
+        arg=second.locator(".ladder-code").element_handle(),
+        timeout=10_000,
+    )
     assert "__global__" in editor.inner_text()
     second.locator("details.rung-detail summary").click()
     page.evaluate("() => document.getElementById('rung-2').scrollIntoView({block: 'start'})")
