@@ -5,10 +5,10 @@ For each problem it
    nvcc command line, called through ctypes like a submission), plus PyTorch's baseline, on a
    few correctness cases (small odd sizes and the gpu_only cases) with NaN-poisoned outputs,
    compared with the fp64 reference under the problem's tolerance;
-2. times them on every benchmark shape: CUDA events around the call, an L2 flush (a read of
-   twice the L2 size) before each call, median of --reps calls after warm-up, all queued ahead
-   so the host's launch latency stays out of the events; the timed
-   outputs are checked against the reference too;
+2. times them on every benchmark shape as the judge times a call (bench/expert_timing.py): an L2
+   flush (a read of twice the L2 size) and the judge's launch cover before each call, CUDA
+   events around it, median of --reps calls after warm-up; the timed outputs are checked
+   against the reference too;
 3. measures its own ceilings: device copy bandwidth (a large torch copy: bytes read + written
    over time) and the bf16 torch.matmul rate at 8192^3 and at each matmul shape;
 4. prints (and with --out writes) a table: problem, shape, kernel, correct?, median us,
@@ -260,24 +260,16 @@ def kernels_for(
     kernels: list[Kernel] = []
     triton_path = problem.reference_dir / "expert_triton.py"
     if triton_path.is_file():
-        try:
-            module = load_module(triton_path, f"expert_triton_{problem.slug}")
-            kernels.append(Kernel("expert_triton", solve=module.solve))
-            if problem.slug == "softmax":
-                # Same file, rows longer than 16384 take the online two-pass path: tells whether
-                # keeping a 32768-column row in registers (one program per SM) pays off.
-                variant = load_module(triton_path, "expert_triton_softmax_online")
-                variant.MAX_ROW_IN_REGISTERS = 16384
-                kernels.append(Kernel("expert_triton[online>16K]", solve=variant.solve))
-        except Exception as exc:
-            kernels.append(Kernel("expert_triton", error=f"import failed: {exc}"))
+        kernels.append(python_kernel("expert_triton", triton_path, f"expert_triton_{problem.slug}"))
+        if problem.slug == "softmax" and not kernels[-1].error:
+            # Same file, rows longer than 16384 take the online two-pass path: tells whether
+            # keeping a 32768-column row in registers (one program per SM) pays off.
+            variant = load_module(triton_path, "expert_triton_softmax_online")
+            variant.MAX_ROW_IN_REGISTERS = 16384
+            kernels.append(Kernel("expert_triton[online>16K]", solve=variant.solve))
     cuda_path = problem.reference_dir / "expert_cuda.cu"
     if cuda_path.is_file():
-        library, log = compile_cuda(cuda_path, build_dir)
-        if library is None:
-            kernels.append(Kernel("expert_cuda", error=f"nvcc failed: {log}"))
-        else:
-            kernels.append(Kernel("expert_cuda", solve=cuda_solve(library, problem)))
+        kernels.append(cuda_kernel("expert_cuda", cuda_path, problem, build_dir))
     if candidates is not None and (candidates / problem.slug).is_dir():
         kernels += candidate_kernels(problem, candidates / problem.slug, build_dir)
     if hasattr(ref, "baseline"):
@@ -288,22 +280,29 @@ def kernels_for(
 def candidate_kernels(problem: spec.ProblemSpec, folder: Path, build_dir: Path) -> list[Kernel]:
     """Kernels that may replace an expert (bench/expert_candidates/README.md): each file is
     checked and timed beside the experts in the same run, so the two compare as ratios."""
-    kernels: list[Kernel] = []
-    for path in sorted(folder.glob("*.py")):
-        name = f"candidate {path.stem}"
-        try:
-            kernels.append(Kernel(name, solve=load_module(path, f"candidate_{problem.slug}_{path.stem}").solve))
-        except Exception as exc:
-            kernels.append(Kernel(name, error=f"import failed: {exc}"))
-    for path in sorted(folder.glob("*.cu")):
-        name = f"candidate {path.stem}"
-        library, log = compile_cuda(path, build_dir)
-        kernels.append(
-            Kernel(name, error=f"nvcc failed: {log}")
-            if library is None
-            else Kernel(name, solve=cuda_solve(library, problem))
-        )
-    return kernels
+    kernels = [
+        python_kernel(f"candidate {p.stem}", p, f"candidate_{problem.slug}_{p.stem}")
+        for p in sorted(folder.glob("*.py"))
+    ]
+    return kernels + [cuda_kernel(f"candidate {p.stem}", p, problem, build_dir) for p in sorted(folder.glob("*.cu"))]
+
+
+def python_kernel(name: str, path: Path, module_name: str) -> Kernel:
+    """A Triton or PyTorch file's solve, loaded like a submission (an error row if it does not load)."""
+    try:
+        return Kernel(name, solve=load_module(path, module_name).solve)
+    except Exception as exc:
+        return Kernel(name, error=f"import failed: {exc}")
+
+
+def cuda_kernel(name: str, path: Path, problem: spec.ProblemSpec, build_dir: Path) -> Kernel:
+    """A CUDA file compiled with the judge's nvcc command line, its solve called through ctypes."""
+    library, log = compile_cuda(path, build_dir)
+    return (
+        Kernel(name, error=f"nvcc failed: {log}")
+        if library is None
+        else Kernel(name, solve=cuda_solve(library, problem))
+    )
 
 
 def shape_label(sizes: dict[str, int]) -> str:
@@ -484,7 +483,7 @@ def dry_run(slugs: list[str], candidates: Path | None = None) -> int:
     return 1 if failures else 0
 
 
-def write_table(rows: list[Row], ceilings: Any, timer: Timer, began: float, out: Path | None) -> str:
+def write_table(rows: list[Row], ceilings: Ceilings, timer: Timer, began: float, out: Path | None) -> str:
     """The markdown table of the rows so far, written to `out` when given."""
     import triton
 
@@ -493,7 +492,8 @@ def write_table(rows: list[Row], ceilings: Any, timer: Timer, began: float, out:
         "",
         f"Produced by `python3 bench/expert_kernels.py` on {ceilings.gpu} ({platform.node()}), "
         f"torch {torch.__version__}, triton {triton.__version__}, {time.strftime('%Y-%m-%d %H:%M')}; "
-        f"median of up to {timer.reps} calls with an L2 flush before each; took {time.perf_counter() - began:.0f} s.",
+        f"median of up to {timer.reps} calls, each after an L2 flush"
+        f"{' and the launch cover' if timer.cover else ''} as the judge times them; took {time.perf_counter() - began:.0f} s.",
     ]
     table = render(rows, ceilings, header)
     if out:

@@ -1,5 +1,6 @@
-"""Timing for bench/expert_kernels.py: calls timed with CUDA events, an L2 flush and a launch
-cover before each, and the machine's own ceilings (copy bandwidth, bf16 matmul rate)."""
+"""Timing for bench/expert_kernels.py: calls timed as the judge times them (an L2 flush and the
+launch cover before each, CUDA events around it), and the machine's own ceilings (copy
+bandwidth, bf16 matmul rate)."""
 
 from __future__ import annotations
 
@@ -11,70 +12,47 @@ from typing import Any
 
 import torch
 
+from judge.harness.child.timing import L2Flusher, TimingPolicy, gpu_call_us, launch_cover, launch_cover_for
+
 # ---------------------------------------------------------------------------------------------
-# Timing.
+# Timing: the judge's own per-call timing (judge/harness/child/timing.py), so that a kernel's
+# figure here and in the judge differ only by the statistics, not by the method.
+
+# Untimed calls before the timed ones: the first compiles (Triton) and the host's time to queue
+# the others sizes the launch cover.
+WARMUP_CALLS = 4
 
 
 class Timer:
     def __init__(self, reps: int, max_seconds: float, cover: bool = True) -> None:
         self.reps = reps
         self.max_seconds = max_seconds
-        l2 = getattr(torch.cuda.get_device_properties(0), "L2_cache_size", 64 << 20) or (64 << 20)
-        # Read, not written, as the judge does: a written flush leaves dirty lines whose
-        # write-back lands in the next timed call (about 5 us per call on the H200).
-        self.flush_buffer = torch.ones(2 * l2 // 8 + 1024, dtype=torch.int64, device="cuda")
-        self.flush_sum = torch.empty((), dtype=torch.int64, device="cuda")
-        # A launch cover, as the judge has (docs/judging.md): a GPU spin between the flush and
-        # the start event, long enough for the host to queue the call behind it. Without it a
-        # call whose host side (Triton's launcher, several launches) takes longer than its
-        # kernels is timed at the host's pace: spec_decode_verify's Triton expert read 111 us
-        # here against 27 us in the judge.
-        self.cycles_per_us = self._sleep_rate() if cover else 0.0
-
-    @staticmethod
-    def _sleep_rate() -> float:
-        """GPU clock cycles per microsecond of torch.cuda._sleep, measured."""
-        cycles = 2_000_000
-        torch.cuda._sleep(cycles)  # warm-up
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        torch.cuda._sleep(cycles)
-        end.record()
-        torch.cuda.synchronize()
-        return cycles / (start.elapsed_time(end) * 1000.0)
+        # The judge's launch cover's kind and bounds, and its read flush of twice the L2.
+        self.policy = TimingPolicy()
+        self.flusher = L2Flusher("cuda")
+        # Without a cover a call whose host side (Triton's launcher, several launches) takes
+        # longer than its kernels is timed at the host's pace: spec_decode_verify's Triton
+        # expert read 111 us here against 27 us in the judge.
+        self.cover = launch_cover(self.policy.cover_kind) if cover else None
 
     def median_us(self, fn: Callable[[], Any]) -> tuple[float, int]:
-        """Median over reps of fn() alone, with an L2 flush (and the launch cover) queued before
-        each call."""
-        fn()
-        torch.cuda.synchronize()
-        started = time.perf_counter()
-        fn()
-        torch.cuda.synchronize()
-        one = time.perf_counter() - started
+        """Median over reps of fn() alone, each call after the read flush and the launch cover
+        (sized, as the judge sizes it, from the host's time to queue the warm-up calls)."""
+        enqueue_us = []
+        one = 0.0
+        for _ in range(WARMUP_CALLS):
+            began = time.perf_counter()
+            fn()
+            enqueue_us.append((time.perf_counter() - began) * 1e6)
+            torch.cuda.synchronize()
+            one = time.perf_counter() - began
         reps = max(20, min(self.reps, int(self.max_seconds / max(one, 1e-6))))
-        for _ in range(2):
-            fn()
-        torch.cuda.synchronize()
-        queued = time.perf_counter()
-        fn()  # the host's time to queue one call (its kernels run after)
-        host_us = (time.perf_counter() - queued) * 1e6
-        torch.cuda.synchronize()
-        # Twice the host's time, at least 50 us: the cover must outlast the queueing of the
-        # start event, the call and the end event.
-        cover_cycles = int(self.cycles_per_us * max(50.0, 2 * host_us)) if self.cycles_per_us else 0
-        pairs = []
-        for _ in range(reps):
-            torch.sum(self.flush_buffer, dim=0, out=self.flush_sum)
-            if cover_cycles:
-                torch.cuda._sleep(cover_cycles)
-            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            start.record()
-            fn()
-            end.record()
-            pairs.append((start, end))
-        torch.cuda.synchronize()
-        return statistics.median(s.elapsed_time(e) * 1000.0 for s, e in pairs), reps
+        cover_us = launch_cover_for(enqueue_us, self.policy)[1] if self.cover else 0.0
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        times = [
+            gpu_call_us(fn, self.flusher, self.policy.flush, self.cover, cover_us, start, end) for _ in range(reps)
+        ]
+        return statistics.median(times), reps
 
 
 # ---------------------------------------------------------------------------------------------
