@@ -22,7 +22,7 @@
 #      their targets; a winner replaces its expert and its ladder is judged again (README there).
 #   4. the refill beside the tests (docs/pipeline.md): PATHS_K=back_to_back bench/gpu_suite.sh paths
 #      (the second of two judgings finds its child warm), and a ladder's timelines, "child
-#      started" to "child ready", against the median 8.45 s of 2026-12-03.
+#      started" to "child ready", against the median 8.55 s of 2026-12-03 (bench/ladder.py --timelines).
 #   5. GRIDSTRIDE_PARENT_MEMORY=1 bench/gpu_trust.sh tests (TESTS_LIMIT=300) and the crowded-out
 #      GPU test in tests/gpu/test_gpu_paths.py.
 set -uo pipefail

@@ -14,6 +14,7 @@ docs/ladders.md (between its markers). Nothing here is typed in: the figures are
     python3 bench/ladder.py --quick --resume var/ladder_runs slug ...  # a GPU session's calls:
                                                   # each skips the rungs earlier calls judged
     python3 bench/ladder.py --from-json a.json b.json  # write GPU runs' figures here (no judging)
+    python3 bench/ladder.py --timelines               # where the judgings' time went (figures.json)
 
 --from-json writes every ladder whose rungs were all judged in the files given (by one call or
 several), and keeps every other ladder's figures.json as it is, so the table always covers them all.
@@ -27,6 +28,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import statistics
 import sys
 import time
 from collections.abc import Callable
@@ -113,7 +115,7 @@ def judge_ladder(
             k: report.system.get(k) for k in ("gpu", "driver", "torch", "triton", "cupy") if k in report.system
         }
         fig["ceilings"] = report.ceilings
-        on_rung(fig | {"partial": index < len(ladder.rungs)})
+        on_rung(fig)
         score = f"{report.score_us:.1f} us" if report.score_us else "-"
         sol = f"{report.sol_pct:.1f}% SOL" if report.sol_pct else ""
         print(
@@ -121,6 +123,12 @@ def judge_ladder(
             flush=True,
         )
     return fig
+
+
+def _figures_in(path: Path) -> list[dict[str, Any]]:
+    """A --json file's ladders, or a figures.json's one."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    return data if isinstance(data, list) else [data]
 
 
 def figures_path(slug: str) -> Path:
@@ -164,6 +172,33 @@ def merged_figures(paths: list[Path]) -> tuple[list[dict[str, Any]], list[str]]:
         if kept.is_file():
             results.append(json.loads(kept.read_text(encoding="utf-8")))
     return results, incomplete
+
+
+def where_time_went(all_figures: list[dict[str, Any]]) -> str:
+    """What the rungs' timelines say of a back-to-back GPU run: each judging's seconds, the wait
+    for its child's start-up ("child started" to "child ready") and its tests ("child ready" to
+    the first shape's input pool), and how much of the start-up the tests could overlap."""
+    judged, waits, tests = [], [], []
+    for fig in all_figures:
+        for rung in fig["rungs"]:
+            timeline = rung.get("timeline_s") or []
+            marks = dict(timeline)
+            pools = [t for event, t in timeline if event.endswith("input pool made")]
+            if "judged_s" not in rung or "child started" not in marks or "child ready" not in marks or not pools:
+                continue
+            judged.append(rung["judged_s"])
+            waits.append(marks["child ready"] - marks["child started"])
+            tests.append(pools[0] - marks["child ready"])
+    if not judged:
+        return "no rung with a timeline"
+    overlap = sum(min(w, t) for w, t in zip(waits, tests, strict=True))
+    return "\n".join([
+        f"{len(judged)} judgings, {sum(judged):.0f} s, median {statistics.median(judged):.1f} s "
+        f"({min(judged):.1f}-{max(judged):.1f} s)",
+        f"waiting for the child's start-up: median {statistics.median(waits):.2f} s, {sum(waits):.0f} s in all",
+        f"tests: median {statistics.median(tests):.2f} s, {sum(tests):.0f} s in all; "
+        f"start-up they could overlap: {overlap:.0f} s",
+    ])  # fmt: skip
 
 
 def _cell(value: float | None, unit: str, digits: int = 3) -> str:
@@ -227,7 +262,19 @@ def main(argv: list[str] | None = None) -> int:
         metavar="DIR",
         help="rungs in DIR's *.json (earlier calls') are not judged again; this call's JSON goes there too",
     )
+    parser.add_argument(
+        "--timelines",
+        type=Path,
+        nargs="*",
+        help="where the judgings' time went, from these --json files (default: every figures.json)",
+    )
     args = parser.parse_args(argv)
+    if args.timelines is not None:
+        kept = [figures_path(lad.slug) for lad in laddermod.load_all_ladders()[0]]
+        paths = args.timelines or [path for path in kept if path.is_file()]
+        figs = [fig for path in paths for fig in _figures_in(path)]
+        print(where_time_went(figs))
+        return 0
     if args.from_json:
         results, incomplete = merged_figures(args.from_json)
         for slug in incomplete:

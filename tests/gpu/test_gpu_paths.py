@@ -390,7 +390,7 @@ def test_back_to_back_the_next_child_warms_up_beside_the_tests_of_the_one_before
     """A pool of one, two benchmark judgings back to back: the second job's child started when the
     first job's child was ready, and the first job's timing waited until it was warm, so the
     second finds it warm (docs/pipeline.md). Before, it started only after the first job's last
-    timed shape and the second waited for most of a start-up (median 8.45 s on the H200)."""
+    timed shape and the second waited for most of a start-up (median 8.55 s on the H200)."""
     config = dataclasses.replace(quick_config(), warm_pool_max=1)
     config.pool = None  # a pool of its own, not the session's
     try:

@@ -230,3 +230,16 @@ def test_table_cells_keep_three_significant_digits_and_whole_numbers_past_a_thou
     cell = bench_module()._cell
     assert [cell(12.34, " us"), cell(2120.5, " us"), cell(49106.7, " us")] == ["12.3 us", "2120 us", "49107 us"]
     assert cell(0.2512, "%") == "0.251%" and cell(None, "x") == "-"
+
+
+def test_where_the_time_went_is_read_from_the_rungs_timelines() -> None:
+    def rung(judged: float, started: float, ready: float, pool: float) -> dict[str, object]:
+        timeline = [["child started", started], ["child ready", ready], ["case a: checked", ready + 0.5],
+                    ["s1: input pool made", pool], ["child done", pool + 2]]  # fmt: skip
+        return {"judged_s": judged, "timeline_s": timeline}
+
+    figs = [{"rungs": [rung(20.0, 0.0, 9.0, 12.0), rung(10.0, 1.0, 2.0, 8.0)]}, {"rungs": [{"judged_s": 5.0}]}]
+    summary = bench_module().where_time_went(figs).splitlines()
+    assert summary[0] == "2 judgings, 30 s, median 15.0 s (10.0-20.0 s)"  # the rung without a timeline is left out
+    assert summary[1] == "waiting for the child's start-up: median 5.00 s, 10 s in all"
+    assert summary[2] == "tests: median 4.50 s, 9 s in all; start-up they could overlap: 4 s"
