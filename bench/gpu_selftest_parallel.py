@@ -113,6 +113,11 @@ def read_results(unit: Unit) -> None:
                 unit.results[label] = ("skipped", True, line.split("skipped (", 1)[1].rstrip(" |-)"))
 
 
+# Seconds between two starts: a unit takes its GPU memory as it goes, so free memory is read
+# only once the last one has had time to take some.
+START_SPACING_SECONDS = 5.0
+
+
 def gpu_free_bytes() -> int | None:
     from judge.harness.parent import nvml
 
@@ -128,9 +133,6 @@ def room_for_another(running: list[Unit], min_free: int, last_start: float) -> b
         return False
     free = gpu_free_bytes()
     return free is None or free >= min_free
-
-
-START_SPACING_SECONDS = 5.0
 
 
 def run(units: list[Unit], jobs: int, limit: float, time_cap: float, min_free: int) -> None:
